@@ -1,0 +1,125 @@
+// slaw::async: spawn a task that may run in parallel with the rest of the caller. It joins the
+// caller's innermost enclosing finish (IEF) and may outlive the caller (escaping async).
+//
+//   co_await slaw::async(&a, fib, n - 1);          // result delivered into *(&a) before the IEF ends
+//   co_await slaw::async(slaw::hf, work, i);       // schedule clause: slaw::wf | slaw::hf | slaw::dyn
+//   co_await slaw::async(fib(n - 1));              // an already-made task, result discarded
+//
+// Schedule clauses (digest slaw.md §1.1): `dyn` (default) lets ADP(S,F,INT) choose; `wf` runs the child
+// now and leaves the caller's continuation stealable, except when this worker's work-first depth has
+// reached S (the hard stack bound wins); `hf` queues the child and continues the caller.
+#pragma once
+
+#include <functional>
+#include <type_traits>
+
+#include "slaw/task.hpp"
+
+namespace slaw {
+
+struct schedule_clause {
+  policy::schedule value;
+};
+inline constexpr schedule_clause dyn{policy::schedule::dyn};
+inline constexpr schedule_clause wf{policy::schedule::wf};
+inline constexpr schedule_clause hf{policy::schedule::hf};
+
+namespace detail {
+
+template <class T>
+struct async_op {
+  task<T> child;
+  std::conditional_t<std::is_void_v<T>, void*, T*> slot;
+  policy::schedule clause;
+};
+
+template <class T>
+struct spawn_awaiter {
+  core::promise_base* parent;
+  promise<T>* child;
+  decltype(async_op<T>::slot) slot;
+  policy::schedule clause;
+
+  bool await_ready() noexcept {
+    core::worker* w = core::tls_worker;
+    assert(w && "slaw::async used outside a slaw task");
+    core::finish_node* f = parent->cur;
+    child->kind = core::task_kind::spawned;
+    child->out = slot;
+    child->join = f;
+    child->cur = f;
+    child->parent = parent;
+    if (w->choose(clause) == policy::spawn_policy::hf) {
+      f->add_unit();
+      w->push_fresh(child);
+      return true;
+    }
+    return false;
+  }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<>) noexcept {
+    core::tls_worker->push_preempted(child);
+    return child->self;
+  }
+  void await_resume() const noexcept {}
+};
+
+template <class T>
+spawn_awaiter<T> transform(core::promise_base& parent, async_op<T>&& op, transform_tag) noexcept {
+  return spawn_awaiter<T>{&parent, &op.child.release().promise(), op.slot, op.clause};
+}
+
+template <class T>
+async_op<T> make_async(policy::schedule c, std::conditional_t<std::is_void_v<T>, void*, T*> slot, task<T>&& t) {
+  return async_op<T>{std::move(t), slot, c};
+}
+
+template <class F, class... A>
+  requires std::is_invocable_v<F, A...> && is_task<std::invoke_result_t<F, A...>>::value
+auto make_async_call(policy::schedule c, F&& f, A&&... a) {
+  using R = typename std::invoke_result_t<F, A...>::value_type;
+  return make_async<R>(c, nullptr, std::invoke(std::forward<F>(f), std::forward<A>(a)...));
+}
+
+template <class S, class F, class... A>
+  requires(!std::is_function_v<S>) && std::is_invocable_v<F, A...> && is_task<std::invoke_result_t<F, A...>>::value
+auto make_async_slot(policy::schedule c, S* slot, F&& f, A&&... a) {
+  using R = typename std::invoke_result_t<F, A...>::value_type;
+  static_assert(std::is_same_v<S, R>, "slaw::async: the result slot must have the task's value type");
+  return async_op<R>{std::invoke(std::forward<F>(f), std::forward<A>(a)...), slot, c};
+}
+
+template <class S, class R>
+async_op<R> make_async_slot_task(policy::schedule c, S* slot, task<R>&& t) {
+  static_assert(std::is_same_v<S, R>, "slaw::async: the result slot must have the task's value type");
+  return async_op<R>{std::move(t), slot, c};
+}
+
+template <class A0, class... Rest>
+auto dispatch(policy::schedule c, A0&& a0, Rest&&... rest) {
+  using D0 = std::remove_cvref_t<A0>;
+  if constexpr (is_task<D0>::value && sizeof...(Rest) == 0) {
+    return make_async(c, nullptr, std::move(a0));
+  } else if constexpr (std::is_pointer_v<D0> && !std::is_function_v<std::remove_pointer_t<D0>>) {
+    if constexpr (sizeof...(Rest) == 1 && (is_task<std::remove_cvref_t<Rest>>::value && ...)) {
+      return make_async_slot_task(c, a0, std::move(rest)...);
+    } else {
+      return make_async_slot(c, a0, std::forward<Rest>(rest)...);
+    }
+  } else {
+    return make_async_call(c, std::forward<A0>(a0), std::forward<Rest>(rest)...);
+  }
+}
+
+}  // namespace detail
+
+// async([clause,] [T* slot,] task)  or  async([clause,] [T* slot,] callable, args...)
+template <class A0, class... A>
+auto async(A0&& a0, A&&... a) {
+  if constexpr (std::is_same_v<std::remove_cvref_t<A0>, schedule_clause>) {
+    return detail::dispatch(a0.value, std::forward<A>(a)...);
+  } else {
+    return detail::dispatch(policy::schedule::dyn, std::forward<A0>(a0), std::forward<A>(a)...);
+  }
+}
+
+}  // namespace slaw

@@ -1,0 +1,64 @@
+// A dynamic finish instance (digest slaw.md §4.3) and the termination protocol.
+//
+// Protocol (equivalent to SLAW's check-in/check-out with gwc/lc, see docs/finish.md for the proof):
+// `count` is the number of outstanding *counted units* of this finish. A unit is the finish's body
+// (from open to end) or a task spawned with this finish as its IEF. Units are counted lazily:
+//   * open:                    count = 1 (the body), a plain store; the node is private.
+//   * help-first spawn:        +1 (relaxed RMW) before the child is pushed.
+//   * work-first spawn:        nothing: the child runs now and shares its parent's unit.
+//   * a work-first child becomes *detached* (its parent's continuation leaves the worker's stack
+//     discipline) when a thief takes the continuation, or when the child's chain suspends while the
+//     continuation is still queued: then +1 for the child, by the thief (under the victim's steal lock)
+//     or by the suspending worker (before it releases anything).
+//   * a counted unit ends:     -1 (acq_rel). Whoever brings it to 0 resumes the waiter: exactly one.
+//   * end of finish:           if count == 1 (acquire) the body is the only unit: done, no RMW.
+//                              Otherwise register the waiter, then release the body unit (-1).
+// Invariant: count == number of counted units not yet ended, and every live unit of this finish is
+// counted or shares the unit of a live counted ancestor on one worker's stack. Hence count reaches 0
+// only after the body ended and every task transitively spawned into this finish ended.
+// Exceptions: the first unit to throw sets `exc_bit` (so the fast path fails) and stores `exc`;
+// the waiter rethrows it. Later exceptions are dropped.
+#pragma once
+
+#include <atomic>
+#include <coroutine>
+#include <cstdint>
+#include <exception>
+
+namespace slaw::core {
+
+struct external_waiter;  // a thread blocked in runtime::run
+
+struct finish_node {
+  static constexpr std::uint64_t exc_bit = std::uint64_t{1} << 62;
+  static constexpr std::uint64_t count_mask = exc_bit - 1;
+
+  std::atomic<std::uint64_t> count;
+  finish_node* parent;
+  std::coroutine_handle<> waiter;
+  external_waiter* external;  // non-null for a root finish: completion wakes a thread
+  std::exception_ptr exc;
+  std::uint32_t depth;  // sync-tree depth (root = 0)
+
+  void open(finish_node* p) noexcept {
+    parent = p;
+    depth = p ? p->depth + 1 : 0;
+    external = nullptr;
+    count.store(1, std::memory_order_relaxed);
+  }
+  bool only_body_left() const noexcept { return count.load(std::memory_order_acquire) == 1; }
+  void add_unit() noexcept { count.fetch_add(1, std::memory_order_relaxed); }
+  void stash(std::exception_ptr e) noexcept {
+    if (!(count.fetch_or(exc_bit, std::memory_order_acq_rel) & exc_bit)) exc = std::move(e);
+  }
+  bool has_exception() const noexcept { return count.load(std::memory_order_relaxed) & exc_bit; }
+  // Ends one counted unit; returns the handle to transfer to (the waiter if this was the last unit).
+  std::coroutine_handle<> arrive() noexcept {
+    std::uint64_t old = count.fetch_sub(1, std::memory_order_acq_rel);
+    if ((old & count_mask) == 1) return complete();
+    return std::noop_coroutine();
+  }
+  std::coroutine_handle<> complete() noexcept;  // resumes the waiter, or wakes the external thread
+};
+
+}  // namespace slaw::core

@@ -1,0 +1,251 @@
+// Split work-stealing deque: fence-free owner operations, all synchronisation on the thief side.
+//
+// Layout (indices are 32-bit, monotonic modulo 2^32, slot = index & mask):
+//
+//     tail ............ split ............ head
+//     [ shared: thieves take tail ][ private: owner push/pop ]
+//
+// * `head` and `osplit` (the owner's copy of `split`) are plain fields touched by the owner only.
+// * `ts` packs (tail, split) into one 64-bit atomic word. Thieves take index `tail` with
+//   CAS (t,s)->(t+1,s). The owner moves `split` with CAS: up to expose work (`expose`) and down
+//   to reclaim work (`pop_shared`).
+// * The owner's push and its pop of a private entry are plain stores/loads: no RMW, no fence.
+//   Thieves never read or write the private region, so there is nothing to synchronise with.
+// * A thief that finds the shared region empty raises `want_split`; the owner checks it (one
+//   relaxed load) on every push and then exposes half of its private region (release CAS).
+//
+// Invariants
+//   I1  tail <= split <= head (as 32-bit differences); only thieves and owner-steal advance tail;
+//       only the owner moves split; only the owner moves head.
+//   I2  The owner decrements split only to a value > tail (reclaims [ns, s) with ns >= t+1). It takes
+//       the *last* shared entry (s == t+1) by advancing tail, exactly like a thief.
+//   I3  A slot with index i is written only while i >= split (private) or i >= head (new push).
+//
+// Why a thief never returns a stale entry (the ABA argument): a thief reads (t,s), then slot t, then
+// CASes (t,s)->(t+1,s). For the CAS to succeed the word must again be (t,s), so tail stayed t
+// throughout (tail is monotonic). Slot t could only have been rewritten if index t became private,
+// i.e. split <= t, but by I2 split never drops to a value <= tail while tail == t. So slot t still
+// holds the value the thief read. (The word may have gone (t,s)->(t,s-1)->(t,s) in between; that only
+// touched slot s-1 > t.)
+//
+// Memory ordering: the owner writes slots with relaxed stores and publishes them by the release CAS
+// in `expose`; thieves load `ts` with acquire before reading a slot. Growth publishes the new array
+// with a release store before any later expose; a thief that sees a split covering index i therefore
+// also sees an array holding index i. Old arrays are retired, not freed, until the deque dies (a thief
+// may still read from one; the value at any index it can win is identical in every array).
+//
+// Steal lock: the preempted deque's thieves must do bookkeeping (count the detached child in its
+// finish) after winning an entry. `try_lock_steal`/`unlock_steal` bracket that; an owner that finds
+// its deque emptied by thieves calls `wait_for_thieves` before it acts on that fact, so it observes
+// the bookkeeping (happens-before through the lock's release/acquire).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <thread>
+
+namespace slaw::core {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+class split_deque {
+ public:
+  using entry = std::uintptr_t;  // never 0
+  static constexpr entry none = 0;
+  enum class shared_pop { got, stolen, not_mine };
+
+  explicit split_deque(unsigned log_capacity = 10) {
+    arr_ = array::make(log_capacity);
+    shared_arr_.store(arr_, std::memory_order_relaxed);
+  }
+  split_deque(const split_deque&) = delete;
+  split_deque& operator=(const split_deque&) = delete;
+  ~split_deque() {
+    array* a = retired_;
+    while (a) {
+      array* n = a->next_retired;
+      std::free(a);
+      a = n;
+    }
+    std::free(arr_);
+  }
+
+  // ---------------- owner ----------------
+  void push(entry e) noexcept {
+    if (head_ - tail_cache_ >= arr_->capacity()) [[unlikely]] make_room();
+    arr_->slot(head_).store(e, std::memory_order_relaxed);
+    ++head_;
+    if (want_split_.load(std::memory_order_relaxed)) [[unlikely]] expose();
+  }
+
+  // Pops the bottom entry; none if the deque is empty.
+  entry pop() noexcept {
+    if (head_ != osplit_) [[likely]] {
+      --head_;
+      return arr_->slot(head_).load(std::memory_order_relaxed);
+    }
+    entry e = none;
+    pop_shared(none, e);
+    return e;
+  }
+
+  bool private_bottom_is(entry e) const noexcept {
+    return head_ != osplit_ && arr_->slot(head_ - 1).load(std::memory_order_relaxed) == e;
+  }
+  void drop_private_bottom() noexcept { --head_; }
+  bool private_empty() const noexcept { return head_ == osplit_; }
+
+  // Owner pop of the bottom entry from the shared region (the private one is empty). With
+  // `expect != none`, reclaims the bottom only if it equals `expect` (else not_mine, no change).
+  shared_pop pop_shared(entry expect, entry& out) noexcept {
+    for (;;) {
+      std::uint64_t cur = ts_.load(std::memory_order_acquire);
+      std::uint32_t t = tail_of(cur), s = split_of(cur);
+      std::uint32_t n = s - t;
+      if (n == 0) {
+        tail_cache_ = t;
+        return shared_pop::stolen;
+      }
+      entry e = arr_->slot(s - 1).load(std::memory_order_relaxed);
+      if (expect != none && e != expect) return shared_pop::not_mine;
+      if (n >= 2) {  // reclaim [ns, s), keep at least one shared entry (I2)
+        std::uint32_t ns = t + 1 + (n - 1) / 2;
+        if (ts_.compare_exchange_weak(cur, pack(t, ns), std::memory_order_acquire, std::memory_order_relaxed)) {
+          osplit_ = ns;
+          --head_;
+          out = e;
+          return shared_pop::got;
+        }
+      } else {  // last shared entry: take it like a thief (advance tail), head stays == split
+        if (ts_.compare_exchange_weak(cur, pack(t + 1, s), std::memory_order_acquire, std::memory_order_relaxed)) {
+          tail_cache_ = t + 1;
+          ++owner_steals_;
+          out = e;
+          return shared_pop::got;
+        }
+      }
+    }
+  }
+
+  // Publish half of the private region to thieves.
+  void expose() noexcept {
+    want_split_.store(false, std::memory_order_relaxed);
+    if (head_ == osplit_) return;
+    std::uint32_t ns = osplit_ + (head_ - osplit_ + 1) / 2;
+    std::uint64_t cur = ts_.load(std::memory_order_relaxed);
+    while (!ts_.compare_exchange_weak(cur, pack(tail_of(cur), ns), std::memory_order_release,
+                                      std::memory_order_relaxed)) {
+    }
+    osplit_ = ns;
+  }
+
+  std::uint32_t head() const noexcept { return head_; }
+  // Upper bound on the number of entries (owner view; refreshes the tail when it matters).
+  std::uint32_t size_estimate() const noexcept { return head_ - tail_cache_; }
+  std::uint32_t refresh_size() noexcept {
+    tail_cache_ = tail_of(ts_.load(std::memory_order_relaxed));
+    return head_ - tail_cache_;
+  }
+  // Number of times the owner took its own last shared entry by advancing tail (head unchanged).
+  std::uint64_t owner_steals() const noexcept { return owner_steals_; }
+
+  // Waits until no thief is inside a locked steal (see the header comment).
+  void wait_for_thieves() const noexcept {
+    unsigned spins = 0;
+    while (steal_lock_.load(std::memory_order_acquire)) {
+      if (++spins < 64) cpu_relax();
+      else std::this_thread::yield();
+    }
+  }
+
+  // ---------------- thieves ----------------
+  bool looks_empty() const noexcept {
+    std::uint64_t cur = ts_.load(std::memory_order_relaxed);
+    return tail_of(cur) == split_of(cur);
+  }
+  // Asks the owner to expose part of its private region (on its next push).
+  void request_split() noexcept {
+    if (!want_split_.load(std::memory_order_relaxed)) want_split_.store(true, std::memory_order_relaxed);
+  }
+  // Takes the oldest shared entry; none if empty or lost a race. Raises want_split when empty.
+  entry steal() noexcept {
+    std::uint64_t cur = ts_.load(std::memory_order_acquire);
+    std::uint32_t t = tail_of(cur), s = split_of(cur);
+    if (static_cast<std::int32_t>(s - t) <= 0) {
+      request_split();
+      return none;
+    }
+    array* a = shared_arr_.load(std::memory_order_acquire);
+    entry e = a->slot(t).load(std::memory_order_relaxed);
+    if (ts_.compare_exchange_strong(cur, pack(t + 1, s), std::memory_order_acq_rel, std::memory_order_relaxed))
+      return e;
+    return none;
+  }
+  bool try_lock_steal() noexcept {
+    return !steal_lock_.load(std::memory_order_relaxed) && !steal_lock_.exchange(true, std::memory_order_acquire);
+  }
+  void unlock_steal() noexcept { steal_lock_.store(false, std::memory_order_release); }
+
+ private:
+  struct array {
+    std::uint32_t mask;
+    array* next_retired;
+    std::atomic<entry> slots[1];
+    static array* make(unsigned log_cap) {
+      std::size_t cap = std::size_t{1} << log_cap;
+      void* mem = std::malloc(sizeof(array) + (cap - 1) * sizeof(std::atomic<entry>));
+      if (!mem) throw std::bad_alloc();
+      array* a = static_cast<array*>(mem);
+      a->mask = static_cast<std::uint32_t>(cap - 1);
+      a->next_retired = nullptr;
+      for (std::size_t i = 0; i < cap; ++i) new (&a->slots[i]) std::atomic<entry>(none);
+      return a;
+    }
+    std::uint32_t capacity() const noexcept { return mask + 1; }
+    std::atomic<entry>& slot(std::uint32_t i) noexcept { return slots[i & mask]; }
+    const std::atomic<entry>& slot(std::uint32_t i) const noexcept { return slots[i & mask]; }
+  };
+
+  static std::uint64_t pack(std::uint32_t t, std::uint32_t s) noexcept { return (std::uint64_t{s} << 32) | t; }
+  static std::uint32_t tail_of(std::uint64_t w) noexcept { return static_cast<std::uint32_t>(w); }
+  static std::uint32_t split_of(std::uint64_t w) noexcept { return static_cast<std::uint32_t>(w >> 32); }
+
+  void make_room() {
+    tail_cache_ = tail_of(ts_.load(std::memory_order_relaxed));
+    if (head_ - tail_cache_ < arr_->capacity()) return;
+    unsigned log = 0;
+    while ((std::uint32_t{1} << log) < arr_->capacity()) ++log;
+    array* bigger = array::make(log + 1);
+    for (std::uint32_t i = tail_cache_; i != head_; ++i)
+      bigger->slot(i).store(arr_->slot(i).load(std::memory_order_relaxed), std::memory_order_relaxed);
+    arr_->next_retired = retired_;
+    retired_ = arr_;
+    arr_ = bigger;
+    shared_arr_.store(bigger, std::memory_order_release);
+  }
+
+  // Owner-private, hot.
+  std::uint32_t head_ = 0;
+  std::uint32_t osplit_ = 0;
+  std::uint32_t tail_cache_ = 0;
+  array* arr_;
+  array* retired_ = nullptr;
+  std::uint64_t owner_steals_ = 0;
+  // Read by the owner on every push, written rarely by thieves.
+  alignas(64) std::atomic<bool> want_split_{false};
+  std::atomic<bool> steal_lock_{false};
+  std::atomic<array*> shared_arr_;
+  // Written by thieves on every steal.
+  alignas(64) std::atomic<std::uint64_t> ts_{0};
+  char pad_[64 - sizeof(std::atomic<std::uint64_t>)];
+};
+
+}  // namespace slaw::core

@@ -1,0 +1,161 @@
+// A worker: one OS thread, two split deques (preempted continuations, fresh tasks), a frame allocator,
+// the ADP state and its counters. This header holds what the spawn/return fast path needs inline;
+// the scheduler loop, stealing, parking and the slow paths live in src/core/worker.cpp.
+//
+// Preempted-deque entries. A work-first spawn of child C by parent P pushes the entry `C` (C's
+// promise address); C's `parent` field holds P. When C returns and the bottom entry is still `C`, the
+// worker pops it and resumes P: the fast path. An entry tagged with `parent_tag` holds the *parent*
+// itself, meaning "this continuation's work-first child is already detached (counted)"; the
+// suspension path creates it. Invariant W1: the bottom entry of a worker's preempted deque is either
+// tagged, or it belongs to the innermost incomplete work-first child on the chain the worker is
+// running now. So a returning child either finds its own entry at the bottom, or it has been detached
+// (its entry was stolen, or tagged when its chain suspended) and then it ends its unit in its finish.
+#pragma once
+
+#include <atomic>
+#include <coroutine>
+#include <cstdint>
+
+#include "slaw/config.hpp"
+#include "slaw/core/finish_node.hpp"
+#include "slaw/core/frame_allocator.hpp"
+#include "slaw/core/split_deque.hpp"
+#include "slaw/policy/adp.hpp"
+
+namespace slaw::core {
+
+class runtime_impl;
+
+enum class task_kind : std::uint8_t { called, spawned, body };
+
+// The part of every task's promise the runtime works with.
+struct promise_base {
+  std::coroutine_handle<> self;
+  promise_base* parent;  // called: the caller; work-first spawned: the parent to resume; body: the opener
+  finish_node* join;     // spawned: the IEF this task ends its unit in; body: the finish it is the body of
+  finish_node* cur;      // innermost open finish of the code running in this frame
+  std::exception_ptr exc;  // called/body tasks: rethrown in the awaiting frame
+  task_kind kind;
+};
+
+inline constexpr std::uintptr_t parent_tag = 1;
+
+// Counters written by the owner only (relaxed, read racily by stats()).
+struct counter {
+  std::atomic<std::uint64_t> v{0};
+  void bump(std::uint64_t d = 1) noexcept { v.store(v.load(std::memory_order_relaxed) + d, std::memory_order_relaxed); }
+  void max(std::uint64_t x) noexcept {
+    if (x > v.load(std::memory_order_relaxed)) v.store(x, std::memory_order_relaxed);
+  }
+  std::uint64_t get() const noexcept { return v.load(std::memory_order_relaxed); }
+};
+
+struct worker_counters {
+  counter spawns_wf, spawns_hf, steals_pre, steals_fresh, failed_steals, context_switches, local_takes,
+      max_wf_depth, max_fresh, parks, wakes, tasks_run;
+};
+
+class worker {
+ public:
+  worker(runtime_impl* rt, unsigned index, const config& cfg);
+  ~worker();
+
+  // ---------------- spawn fast path ----------------
+  policy::spawn_policy choose(policy::schedule clause) noexcept {
+    return policy::decide(
+        adp_params_, adp_, mode_, clause, static_cast<std::int32_t>(pre_.head() - base_), fresh_.size_estimate(),
+        [this] { return fresh_.refresh_size(); },
+        [this] {
+          return stolen_pre_.load(std::memory_order_relaxed) + stolen_fresh_.load(std::memory_order_relaxed);
+        });
+  }
+  void push_preempted(promise_base* child) noexcept {
+    pre_.push(reinterpret_cast<std::uintptr_t>(child));
+    c_.spawns_wf.bump();
+    c_.max_wf_depth.max(static_cast<std::int32_t>(pre_.head() - base_) > 0 ? pre_.head() - base_ : 0);
+  }
+  void push_fresh(promise_base* child) noexcept {
+    fresh_.push(reinterpret_cast<std::uintptr_t>(child));
+    c_.spawns_hf.bump();
+    c_.max_fresh.max(fresh_.size_estimate());
+  }
+
+  // ---------------- return fast path ----------------
+  // A spawned task's frame reached its final suspend. Returns the handle to transfer to.
+  std::coroutine_handle<> complete_spawned(promise_base* p) noexcept {
+    if (pre_.private_bottom_is(reinterpret_cast<std::uintptr_t>(p))) [[likely]] {
+      pre_.drop_private_bottom();
+      promise_base* par = p->parent;
+      p->self.destroy();
+      return par->self;
+    }
+    return complete_spawned_slow(p);
+  }
+
+  // The chain running on this worker is about to suspend (or wait): detach its innermost work-first
+  // child so that no untagged entry of it stays behind (keeps W1). Call before releasing any unit.
+  void detach_bottom() noexcept;
+  // A frame suspends at the end of `f` with other units outstanding.
+  std::coroutine_handle<> suspend_at_end(finish_node* f, std::coroutine_handle<> h) noexcept;
+  // Runs other tasks on this thread until `f` has only its body unit left (exception/early-exit path).
+  void help_until_body_only(finish_node* f) noexcept;
+
+  // ---------------- scheduler ----------------
+  void main_loop();
+  void wake_check_after_find() noexcept;
+
+  unsigned index() const noexcept { return index_; }
+  runtime_impl* rt() const noexcept { return rt_; }
+  const worker_counters& counters() const noexcept { return c_; }
+  std::uint64_t stolen_pre() const noexcept { return stolen_pre_.load(std::memory_order_relaxed); }
+  std::uint64_t stolen_fresh() const noexcept { return stolen_fresh_.load(std::memory_order_relaxed); }
+  std::uint64_t policy_switches() const noexcept { return adp_switches_.load(std::memory_order_relaxed); }
+  policy::spawn_policy current_policy() const noexcept {
+    return static_cast<policy::spawn_policy>(policy_mirror_.load(std::memory_order_relaxed));
+  }
+  // Whether thieves could take something from this worker right now.
+  bool has_visible_work() const noexcept { return !pre_.looks_empty() || !fresh_.looks_empty(); }
+  frame_allocator* allocator() const noexcept { return alloc_; }
+  void reset_counters() noexcept;
+
+ private:
+  friend class runtime_impl;
+  std::coroutine_handle<> complete_spawned_slow(promise_base* p) noexcept;
+  std::coroutine_handle<> take_own() noexcept;
+  std::coroutine_handle<> try_steal() noexcept;
+  std::coroutine_handle<> find_work(bool& stop);
+  void begin_strand() noexcept { base_ = pre_.head(); }
+  std::uint64_t next_random() noexcept {
+    rng_ ^= rng_ << 13;
+    rng_ ^= rng_ >> 7;
+    rng_ ^= rng_ << 17;
+    return rng_;
+  }
+
+  // Owner-hot.
+  split_deque pre_;
+  split_deque fresh_;
+  std::uint32_t base_ = 0;
+  policy::mode mode_;
+  policy::adp_params adp_params_;
+  policy::adp_state adp_;
+  frame_allocator* alloc_;
+  runtime_impl* rt_;
+  unsigned index_;
+  std::uint64_t rng_;
+  worker_counters c_;
+  std::atomic<std::uint64_t> adp_switches_{0};
+  std::atomic<std::uint8_t> policy_mirror_{static_cast<std::uint8_t>(policy::spawn_policy::hf)};
+  void sync_mirrors() noexcept {
+    adp_switches_.store(adp_.switches, std::memory_order_relaxed);
+    policy_mirror_.store(static_cast<std::uint8_t>(adp_.current), std::memory_order_relaxed);
+  }
+  // Thief-written.
+  alignas(64) std::atomic<std::uint64_t> stolen_pre_{0};
+  std::atomic<std::uint64_t> stolen_fresh_{0};
+};
+
+// The worker of the calling thread, or null.
+extern constinit thread_local worker* tls_worker;
+
+}  // namespace slaw::core

@@ -1,0 +1,134 @@
+// slaw::finish: wait for every task spawned inside, transitively (HJ `finish`, digest slaw.md §1.1).
+//
+// Two forms:
+//   co_await slaw::finish([&]() -> slaw::task<> { co_await slaw::async(...); ... });   // body as a task
+//
+//   auto f = co_await slaw::start_finish();   // the finish node lives in this frame: no extra frame
+//   co_await slaw::async(&a, fib, n - 1);
+//   b = co_await fib(n - 2);
+//   co_await slaw::end_finish(f);
+//
+// An exception thrown by a task spawned inside is rethrown where the finish ends (the first one wins).
+// A scope left without end_finish (an exception, an early co_return) waits for its tasks before it is
+// destroyed, running other tasks on this thread meanwhile; its tasks' exceptions are then dropped.
+#pragma once
+
+#include "slaw/task.hpp"
+
+namespace slaw {
+
+namespace detail {
+struct start_finish_awaiter;
+struct end_finish_awaiter;
+}  // namespace detail
+
+class finish_scope {
+ public:
+  finish_scope(const finish_scope&) = delete;
+  finish_scope& operator=(const finish_scope&) = delete;
+  ~finish_scope() {
+    if (!ended_) [[unlikely]] abandon();
+  }
+
+ private:
+  friend struct detail::start_finish_awaiter;
+  friend struct end_finish_op;
+  friend struct detail::end_finish_awaiter;
+  explicit finish_scope(core::promise_base* frame) noexcept : frame_(frame) {
+    node_.open(frame->cur);
+    frame->cur = &node_;
+  }
+  void abandon() noexcept;
+
+  core::finish_node node_;
+  core::promise_base* frame_;
+  bool ended_ = false;
+};
+
+struct start_finish_op {};
+inline start_finish_op start_finish() noexcept { return {}; }
+
+struct end_finish_op {
+  finish_scope* scope;
+};
+inline end_finish_op end_finish(finish_scope& f) noexcept { return {&f}; }
+
+namespace detail {
+
+struct start_finish_awaiter {
+  core::promise_base* frame;
+  bool await_ready() const noexcept { return true; }
+  void await_suspend(std::coroutine_handle<>) const noexcept {}
+  finish_scope await_resume() const noexcept { return finish_scope(frame); }
+};
+inline start_finish_awaiter transform(core::promise_base& p, start_finish_op, transform_tag) noexcept { return {&p}; }
+
+struct end_finish_awaiter {
+  finish_scope* scope;
+  bool await_ready() const noexcept {
+    assert(scope->frame_->cur == &scope->node_ && "slaw::end_finish: finish scopes must end innermost first");
+    return scope->node_.only_body_left();
+  }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> h) const noexcept {
+    return core::tls_worker->suspend_at_end(&scope->node_, h);
+  }
+  void await_resume() const {
+    scope->ended_ = true;
+    scope->frame_->cur = scope->node_.parent;
+    if (scope->node_.has_exception()) [[unlikely]] std::rethrow_exception(scope->node_.exc);
+  }
+};
+inline end_finish_awaiter transform(core::promise_base&, end_finish_op op, transform_tag) noexcept {
+  return {op.scope};
+}
+
+// Lambda form: the body runs as a sequential call of a task whose completion ends the finish.
+template <class Body>
+struct finish_op {
+  Body body;
+};
+
+template <class Body>
+struct finish_awaiter {
+  using body_task = std::invoke_result_t<Body&>;
+  using T = typename body_task::value_type;
+  static_assert(std::is_void_v<T>, "slaw::finish: the body must return slaw::task<void>");
+
+  core::promise_base* frame;
+  Body body;
+  core::finish_node node;
+  std::coroutine_handle<promise<void>> h;
+
+  bool await_ready() const noexcept { return false; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<>) {
+    node.open(frame->cur);
+    h = body().release();
+    promise<void>& b = h.promise();
+    b.kind = core::task_kind::body;
+    b.parent = frame;
+    b.join = &node;
+    b.cur = &node;
+    b.out = nullptr;
+    return h;
+  }
+  void await_resume() {
+    std::exception_ptr e = h.promise().exc;
+    h.destroy();
+    if (e) std::rethrow_exception(e);
+    if (node.has_exception()) std::rethrow_exception(node.exc);
+  }
+};
+
+template <class Body>
+finish_awaiter<Body> transform(core::promise_base& p, finish_op<Body>&& op, transform_tag) {
+  return finish_awaiter<Body>{&p, std::move(op.body), {}, {}};
+}
+
+}  // namespace detail
+
+template <class Body>
+detail::finish_op<std::decay_t<Body>> finish(Body&& body) {
+  return {std::forward<Body>(body)};
+}
+
+}  // namespace slaw

@@ -1,0 +1,79 @@
+// ADP(S,F,INT): SLAW's per-spawn choice between work-first and help-first (digest slaw.md §3.3-3.4).
+//
+// Pure decision logic: no threads, no atomics. The worker feeds it its own numbers; the simulator
+// can feed it modelled ones. Checked per spawn, in priority order:
+//   1. stack condition   depth >= S        -> help-first   (hard bound; also overrides an explicit wf)
+//   2. fresh condition   fresh >= F        -> work-first
+//   3. heuristic         every INT spawns: steals from this worker in the last interval > threshold
+//                        -> help-first for the next interval, else work-first. A worker starts help-first.
+// Resolutions of the digest's open questions (docs/adaptive_policy.md):
+//   Q1 the stack condition wins over an explicit `wf` clause; an explicit `hf` is always honoured.
+//   Q2 every dyn spawn, forced or not, counts towards the interval.
+//   Q3 steals from both deques count.
+//   Q4 the threshold is literal (> INT by default) and configurable.
+//   Q5 depth = work-first nesting since the last context switch (preempted entries pushed since then).
+// Fixed modes (`mode::wf`, `mode::hf`) exist to compare with: they ignore clauses and bounds.
+#pragma once
+
+#include <cstdint>
+
+namespace slaw::policy {
+
+enum class spawn_policy : std::uint8_t { wf, hf };
+enum class schedule : std::uint8_t { dyn, wf, hf };  // an async's schedule clause
+enum class mode : std::uint8_t { dyn, wf, hf };      // the runtime-wide policy
+
+struct adp_params {
+  std::uint32_t S = 256;    // stack threshold, in work-first frames
+  std::uint32_t F = 128;    // fresh-task threshold
+  std::uint32_t INT = 64;   // re-evaluation interval, in spawns
+  std::uint32_t steal_threshold = 64;  // steals per interval above which help-first is chosen
+};
+
+struct adp_state {
+  spawn_policy current = spawn_policy::hf;  // each worker starts help-first
+  std::uint32_t left = 64;                  // spawns left in this interval
+  std::uint64_t stolen_at_start = 0;        // steals-from-me counter at the interval's start
+  std::uint64_t switches = 0;               // policy switches (for the counters)
+
+  void reset(const adp_params& p, std::uint64_t stolen_now) noexcept {
+    current = spawn_policy::hf;
+    left = p.INT;
+    stolen_at_start = stolen_now;
+  }
+};
+
+// Interval end: the heuristic. Pure function of the interval's steal count.
+inline spawn_policy heuristic(const adp_params& p, std::uint64_t steals_in_interval) noexcept {
+  return steals_in_interval > p.steal_threshold ? spawn_policy::hf : spawn_policy::wf;
+}
+
+// One spawn's decision. `depth` may be negative (frames re-entered after a context switch).
+// `fresh_count()` is consulted only when the cheap estimate is >= F; `stolen_from_me()` only at an
+// interval's end, so the common case touches worker-local fields only.
+template <class FreshCount, class StolenFromMe>
+inline spawn_policy decide(const adp_params& p, adp_state& s, mode m, schedule clause, std::int64_t depth,
+                           std::uint32_t fresh_estimate, FreshCount&& fresh_count,
+                           StolenFromMe&& stolen_from_me) noexcept {
+  if (m == mode::wf) [[unlikely]] return spawn_policy::wf;
+  if (m == mode::hf) [[unlikely]] return spawn_policy::hf;
+  if (depth >= static_cast<std::int64_t>(p.S)) [[unlikely]] return spawn_policy::hf;
+  if (clause != schedule::dyn) [[unlikely]]
+    return clause == schedule::wf ? spawn_policy::wf : spawn_policy::hf;
+  spawn_policy forced = spawn_policy::wf;
+  bool is_forced = false;
+  if (fresh_estimate >= p.F) [[unlikely]] {
+    if (fresh_count() >= p.F) is_forced = true;
+  }
+  if (--s.left == 0) [[unlikely]] {
+    std::uint64_t now = stolen_from_me();
+    spawn_policy next = heuristic(p, now - s.stolen_at_start);
+    if (next != s.current) ++s.switches;
+    s.current = next;
+    s.stolen_at_start = now;
+    s.left = p.INT;
+  }
+  return is_forced ? forced : s.current;
+}
+
+}  // namespace slaw::policy

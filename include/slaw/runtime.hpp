@@ -1,0 +1,58 @@
+// slaw::runtime: a pool of workers that runs slaw tasks. Several runtimes may coexist in a process,
+// each with its own workers; `run` may be called many times, from any thread that is not one of this
+// runtime's workers, also concurrently. Destruction waits for runs in progress and joins the workers.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "slaw/config.hpp"
+#include "slaw/stats.hpp"
+#include "slaw/task.hpp"
+
+namespace slaw {
+
+namespace core {
+class runtime_impl;
+struct root_run;
+}  // namespace core
+
+class runtime {
+ public:
+  explicit runtime(config cfg = config::from_env());
+  ~runtime();
+  runtime(const runtime&) = delete;
+  runtime& operator=(const runtime&) = delete;
+
+  // Runs `t` inside an implicit root finish and blocks until it and every task it spawned have ended.
+  // Rethrows the first exception thrown by them.
+  template <class T>
+  T run(task<T> t) {
+    if constexpr (std::is_void_v<T>) {
+      run_root(t.release(), nullptr);
+    } else {
+      std::optional<T> result;
+      T tmp{};
+      run_root(t.release(), &tmp);
+      result.emplace(std::move(tmp));
+      return std::move(*result);
+    }
+  }
+
+  unsigned workers() const noexcept;
+  const config& cfg() const noexcept;
+  runtime_stats stats() const;
+  void reset_stats();
+
+ private:
+  template <class P>
+  void run_root(std::coroutine_handle<P> h, void* out) {
+    P& p = h.promise();
+    p.out = static_cast<decltype(p.out)>(out);
+    run_root_erased(&p);
+  }
+  void run_root_erased(core::promise_base* root);
+  std::unique_ptr<core::runtime_impl> impl_;
+};
+
+}  // namespace slaw

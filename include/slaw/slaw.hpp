@@ -1,0 +1,10 @@
+// slaw: a C++20 task-parallel runtime (SLAW adaptive work-first/help-first work stealing).
+#pragma once
+
+#include "slaw/async.hpp"
+#include "slaw/config.hpp"
+#include "slaw/finish.hpp"
+#include "slaw/isolated.hpp"
+#include "slaw/runtime.hpp"
+#include "slaw/stats.hpp"
+#include "slaw/task.hpp"

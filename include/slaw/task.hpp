@@ -1,0 +1,181 @@
+// slaw::task<T>: a parallel function. `co_await f(x)` is a sequential call; `slaw::async` spawns it.
+#pragma once
+
+#include <cassert>
+#include <coroutine>
+#include <cstddef>
+#include <exception>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "slaw/core/worker.hpp"
+
+namespace slaw {
+
+template <class T = void>
+class task;
+
+namespace detail {
+
+struct transform_tag {};
+
+// Default for co_await expressions that slaw does not intercept: pass through.
+template <class A>
+A&& transform(core::promise_base&, A&& a, transform_tag) noexcept {
+  return std::forward<A>(a);
+}
+
+template <class T>
+struct promise;
+
+template <class T>
+struct final_awaiter {
+  bool await_ready() const noexcept { return false; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<promise<T>> h) noexcept;
+  void await_resume() const noexcept {}
+};
+
+template <class T>
+struct promise_storage {
+  T* out;  // spawned tasks: the caller's slot; null: construct into `value`
+  union {
+    T value;
+  };
+  promise_storage() noexcept {}
+  ~promise_storage() {}
+  template <class U>
+  void return_value(U&& v) {
+    if (out) *out = std::forward<U>(v);
+    else ::new (static_cast<void*>(&value)) T(std::forward<U>(v));
+  }
+};
+template <>
+struct promise_storage<void> {
+  void* out;
+  void return_void() noexcept {}
+};
+
+template <class T>
+struct promise : core::promise_base, promise_storage<T> {
+  promise() noexcept { this->self = std::coroutine_handle<promise>::from_promise(*this); }
+
+  static void* operator new(std::size_t n) { return core::frame_alloc(n); }
+  static void operator delete(void* p, std::size_t n) noexcept { core::frame_free(p, n); }
+
+  task<T> get_return_object() noexcept;
+  std::suspend_always initial_suspend() const noexcept { return {}; }
+  final_awaiter<T> final_suspend() const noexcept { return {}; }
+  void unhandled_exception() noexcept {
+    if (kind == core::task_kind::spawned) join->stash(std::current_exception());
+    else exc = std::current_exception();
+  }
+
+  template <class A>
+  decltype(auto) await_transform(A&& a) noexcept(noexcept(transform(std::declval<core::promise_base&>(),
+                                                                       std::forward<A>(a), transform_tag{}))) {
+    return transform(static_cast<core::promise_base&>(*this), std::forward<A>(a), transform_tag{});
+  }
+};
+
+// The end of a finish body (lambda form): end the finish, then resume the frame that opened it.
+std::coroutine_handle<> end_body(core::promise_base& body) noexcept;
+
+template <class T>
+std::coroutine_handle<> final_awaiter<T>::await_suspend(std::coroutine_handle<promise<T>> h) noexcept {
+  core::promise_base& p = h.promise();
+  switch (p.kind) {
+    case core::task_kind::called:
+      return p.parent->self;
+    case core::task_kind::spawned:
+      return core::tls_worker->complete_spawned(&p);
+    default:
+      return end_body(p);
+  }
+}
+
+// Sequential call: the callee shares the caller's unit and its innermost finish.
+template <class T>
+struct call_awaiter {
+  core::promise_base* caller;
+  std::coroutine_handle<promise<T>> callee;
+
+  bool await_ready() const noexcept { return false; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<>) noexcept {
+    promise<T>& c = callee.promise();
+    c.kind = core::task_kind::called;
+    c.parent = caller;
+    c.join = caller->cur;
+    c.cur = caller->cur;
+    c.out = nullptr;
+    return callee;
+  }
+  T await_resume() {
+    struct destroy_guard {
+      std::coroutine_handle<promise<T>> h;
+      ~destroy_guard() { h.destroy(); }
+    } guard{callee};
+    promise<T>& c = callee.promise();
+    if (c.exc) [[unlikely]] std::rethrow_exception(c.exc);
+    if constexpr (!std::is_void_v<T>) {
+      T v = std::move(c.value);
+      c.value.~T();
+      return v;
+    }
+  }
+};
+
+}  // namespace detail
+
+template <class T>
+class [[nodiscard]] task {
+ public:
+  using promise_type = detail::promise<T>;
+  using value_type = T;
+
+  task() noexcept = default;
+  explicit task(std::coroutine_handle<promise_type> h) noexcept : h_(h) {}
+  task(task&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  task& operator=(task&& o) noexcept {
+    if (this != &o) {
+      reset();
+      h_ = std::exchange(o.h_, nullptr);
+    }
+    return *this;
+  }
+  ~task() { reset(); }
+
+  explicit operator bool() const noexcept { return static_cast<bool>(h_); }
+  // Gives up ownership of the frame (the runtime takes it).
+  std::coroutine_handle<promise_type> release() noexcept { return std::exchange(h_, nullptr); }
+
+ private:
+  void reset() noexcept {
+    if (h_) h_.destroy();
+    h_ = nullptr;
+  }
+  std::coroutine_handle<promise_type> h_;
+};
+
+namespace detail {
+template <class T>
+task<T> promise<T>::get_return_object() noexcept {
+  return task<T>(std::coroutine_handle<promise<T>>::from_promise(*this));
+}
+
+template <class T>
+call_awaiter<T> transform(core::promise_base& caller, task<T>&& t, transform_tag) noexcept {
+  return call_awaiter<T>{&caller, t.release()};
+}
+template <class T>
+call_awaiter<T> transform(core::promise_base& caller, task<T>& t, transform_tag) noexcept {
+  return call_awaiter<T>{&caller, t.release()};
+}
+
+template <class T>
+struct is_task : std::false_type {};
+template <class T>
+struct is_task<task<T>> : std::true_type {};
+}  // namespace detail
+
+}  // namespace slaw

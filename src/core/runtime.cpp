@@ -1,0 +1,137 @@
+#include "slaw/runtime.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "core/runtime_impl.hpp"
+#include "slaw/finish.hpp"
+
+namespace slaw {
+namespace core {
+
+std::coroutine_handle<> finish_node::complete() noexcept {
+  if (external_waiter* ext = external) {
+    ext->done.store(1, std::memory_order_release);
+    futex_wake(&ext->done, 1);
+    return std::noop_coroutine();
+  }
+  return waiter;
+}
+
+runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
+  cfg.validate();
+  unsigned n = cfg.workers ? cfg.workers : std::max(1u, std::thread::hardware_concurrency());
+  cfg.workers = n;
+  workers.reserve(n);
+  for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<worker>(this, i, cfg));
+  threads_.reserve(n);
+  for (unsigned i = 0; i < n; ++i) threads_.emplace_back([w = workers[i].get()] { w->main_loop(); });
+}
+
+runtime_impl::~runtime_impl() { shutdown(); }
+
+void runtime_impl::shutdown() {
+  if (threads_.empty()) return;
+  while (active_runs.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+  stopping.store(true, std::memory_order_seq_cst);
+  park.wake_all();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+}
+
+void runtime_impl::inject(promise_base* root) {
+  {
+    std::lock_guard<std::mutex> g(injected_mutex_);
+    injected_.push_back(root);
+    injected_size_.fetch_add(1, std::memory_order_seq_cst);
+  }
+  park.wake_one();
+}
+
+promise_base* runtime_impl::take_injected() noexcept {
+  if (injected_size_.load(std::memory_order_relaxed) == 0) return nullptr;
+  std::lock_guard<std::mutex> g(injected_mutex_);
+  if (injected_.empty()) return nullptr;
+  promise_base* r = injected_.front();
+  injected_.pop_front();
+  injected_size_.fetch_sub(1, std::memory_order_seq_cst);
+  return r;
+}
+
+bool runtime_impl::work_visible() const noexcept {
+  if (injected_nonempty()) return true;
+  for (const auto& w : workers)
+    if (w->has_visible_work()) return true;
+  return false;
+}
+
+}  // namespace core
+
+runtime::runtime(config cfg) : impl_(std::make_unique<core::runtime_impl>(std::move(cfg))) {}
+
+runtime::~runtime() {
+  if (!impl_) return;
+  impl_->shutdown();  // the counters are final from here on
+  if (impl_->cfg.stats != stats_output::off) write_stats(stats(), impl_->cfg);
+}
+
+unsigned runtime::workers() const noexcept { return static_cast<unsigned>(impl_->workers.size()); }
+const config& runtime::cfg() const noexcept { return impl_->cfg; }
+
+void runtime::run_root_erased(core::promise_base* root) {
+  if (core::tls_worker && core::tls_worker->rt() == impl_.get()) {
+    root->self.destroy();
+    throw std::logic_error("slaw::runtime::run called from one of this runtime's own workers; use co_await");
+  }
+  core::finish_node rf;
+  rf.open(nullptr);  // count 1: the root task
+  core::external_waiter ew;
+  rf.external = &ew;
+  root->kind = core::task_kind::spawned;
+  root->join = &rf;
+  root->cur = &rf;
+  root->parent = nullptr;
+  impl_->active_runs.fetch_add(1, std::memory_order_acq_rel);
+  impl_->inject(root);
+  while (ew.done.load(std::memory_order_acquire) == 0) core::futex_wait(&ew.done, 0, -1);
+  impl_->active_runs.fetch_sub(1, std::memory_order_acq_rel);
+  if (rf.has_exception()) std::rethrow_exception(rf.exc);
+}
+
+runtime_stats runtime::stats() const {
+  runtime_stats s;
+  for (const auto& w : impl_->workers) {
+    worker_stats ws;
+    const auto& c = w->counters();
+    ws.spawns_wf = c.spawns_wf.get();
+    ws.spawns_hf = c.spawns_hf.get();
+    ws.steals_preempted = c.steals_pre.get();
+    ws.steals_fresh = c.steals_fresh.get();
+    ws.stolen_preempted = w->stolen_pre();
+    ws.stolen_fresh = w->stolen_fresh();
+    ws.failed_steals = c.failed_steals.get();
+    ws.context_switches = c.context_switches.get();
+    ws.local_takes = c.local_takes.get();
+    ws.tasks_run = c.tasks_run.get();
+    ws.policy_switches = w->policy_switches();
+    ws.max_wf_depth = c.max_wf_depth.get();
+    ws.max_fresh = c.max_fresh.get();
+    ws.parks = c.parks.get();
+    ws.wakes = c.wakes.get();
+    const auto& fs = w->allocator()->stats();
+    ws.frame_bytes_live = fs.live.load(std::memory_order_relaxed);
+    ws.frame_bytes_peak = fs.peak.load(std::memory_order_relaxed);
+    ws.frame_bytes_total = fs.total.load(std::memory_order_relaxed);
+    ws.frame_chunk_bytes = fs.chunk_bytes.load(std::memory_order_relaxed);
+    ws.policy = w->current_policy() == policy::spawn_policy::wf ? "wf" : "hf";
+    s.workers.push_back(ws);
+  }
+  s.total = sum_stats(s.workers);
+  return s;
+}
+
+void runtime::reset_stats() {
+  for (auto& w : impl_->workers) w->reset_counters();
+}
+
+}  // namespace slaw

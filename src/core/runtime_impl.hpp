@@ -1,0 +1,46 @@
+// Internals of slaw::runtime shared by runtime.cpp and worker.cpp.
+#pragma once
+
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/parking.hpp"
+#include "slaw/config.hpp"
+#include "slaw/core/worker.hpp"
+
+namespace slaw::core {
+
+struct external_waiter {
+  std::atomic<std::uint32_t> done{0};
+};
+
+class runtime_impl {
+ public:
+  explicit runtime_impl(config c);
+  ~runtime_impl();
+  // Waits for runs in progress, stops and joins the workers. Idempotent.
+  void shutdown();
+
+  void inject(promise_base* root);
+  promise_base* take_injected() noexcept;
+  bool injected_nonempty() const noexcept { return injected_size_.load(std::memory_order_seq_cst) != 0; }
+  bool work_visible() const noexcept;
+
+  config cfg;
+  std::vector<std::unique_ptr<worker>> workers;
+  parking_lot park;
+  std::atomic<bool> stopping{false};
+  std::atomic<int> active_runs{0};
+
+ private:
+  std::vector<std::thread> threads_;
+  std::mutex injected_mutex_;
+  std::deque<promise_base*> injected_;
+  std::atomic<std::uint32_t> injected_size_{0};
+};
+
+}  // namespace slaw::core
