@@ -57,8 +57,12 @@ struct spawn_awaiter {
     return false;
   }
   std::coroutine_handle<> await_suspend(std::coroutine_handle<>) noexcept {
-    core::tls_worker->push_preempted(child);
-    return child->self;
+    // Once the entry is pushed a thief may resume the parent, whose frame holds this awaiter:
+    // touch nothing of it afterwards.
+    promise<T>* c = child;
+    std::coroutine_handle<> run = c->self;
+    core::tls_worker->push_preempted(c);
+    return run;
   }
   void await_resume() const noexcept {}
 };

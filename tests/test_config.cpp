@@ -1,0 +1,90 @@
+// Configuration from the environment: good values are taken, bad ones fail with a message naming the
+// variable and the accepted values.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "slaw/slaw.hpp"
+
+namespace {
+struct env_guard {
+  const char* name;
+  explicit env_guard(const char* n, const char* v) : name(n) { setenv(n, v, 1); }
+  ~env_guard() { unsetenv(name); }
+};
+
+std::string error_for(const char* name, const char* value) {
+  env_guard g(name, value);
+  try {
+    (void)slaw::config::from_env();
+  } catch (const slaw::config_error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Config, ReadsValidValues) {
+  env_guard a("SLAW_WORKERS", "3"), b("SLAW_POLICY", "hf"), c("SLAW_S", "17"), d("SLAW_F", "9"),
+      e("SLAW_INT", "5"), f("SLAW_STATS", "1");
+  slaw::config cfg = slaw::config::from_env();
+  EXPECT_EQ(cfg.workers, 3u);
+  EXPECT_EQ(cfg.policy, slaw::policy::mode::hf);
+  EXPECT_EQ(cfg.adp.S, 17u);
+  EXPECT_EQ(cfg.adp.F, 9u);
+  EXPECT_EQ(cfg.adp.INT, 5u);
+  EXPECT_EQ(cfg.adp.steal_threshold, 5u);
+  EXPECT_EQ(cfg.stats, slaw::stats_output::stderr_stream);
+}
+
+TEST(Config, DefaultsWhenUnset) {
+  slaw::config cfg = slaw::config::from_env();
+  EXPECT_EQ(cfg.policy, slaw::policy::mode::dyn);
+  EXPECT_EQ(cfg.adp.S, 256u);
+  EXPECT_EQ(cfg.adp.F, 128u);
+  EXPECT_EQ(cfg.adp.INT, 64u);
+  EXPECT_EQ(cfg.stats, slaw::stats_output::off);
+}
+
+TEST(Config, BadValuesNameTheVariableAndTheAcceptedValues) {
+  std::string m = error_for("SLAW_WORKERS", "abc");
+  EXPECT_NE(m.find("SLAW_WORKERS"), std::string::npos) << m;
+  EXPECT_NE(m.find("integer"), std::string::npos) << m;
+  EXPECT_NE(error_for("SLAW_WORKERS", "0").find("SLAW_WORKERS"), std::string::npos);
+  EXPECT_NE(error_for("SLAW_WORKERS", "-2").find("SLAW_WORKERS"), std::string::npos);
+  EXPECT_NE(error_for("SLAW_WORKERS", "4x").find("SLAW_WORKERS"), std::string::npos);
+  EXPECT_NE(error_for("SLAW_WORKERS", "").find("SLAW_WORKERS"), std::string::npos);
+  m = error_for("SLAW_POLICY", "fast");
+  EXPECT_NE(m.find("SLAW_POLICY"), std::string::npos) << m;
+  EXPECT_NE(m.find("wf, hf, dyn"), std::string::npos) << m;
+  EXPECT_NE(error_for("SLAW_S", "0").find("SLAW_S"), std::string::npos);
+  EXPECT_NE(error_for("SLAW_F", "1e3").find("SLAW_F"), std::string::npos);
+  EXPECT_NE(error_for("SLAW_INT", "99999999999999999999").find("SLAW_INT"), std::string::npos);
+  EXPECT_NE(error_for("SLAW_STATS", "").find("SLAW_STATS"), std::string::npos);
+}
+
+TEST(Config, RuntimeRejectsBadCodeConfig) {
+  slaw::config c;
+  c.adp.S = 0;
+  EXPECT_THROW(slaw::runtime{c}, slaw::config_error);
+}
+
+TEST(Config, StatsFileIsWrittenAtRuntimeEnd) {
+  std::string path = ::testing::TempDir() + "slaw_stats_test.json";
+  {
+    slaw::config c;
+    c.workers = 2;
+    c.stats = slaw::stats_output::file;
+    c.stats_path = path;
+    slaw::runtime rt(c);
+    rt.run([]() -> slaw::task<> { co_return; }());
+  }
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char buf[256] = {};
+  ASSERT_GT(std::fread(buf, 1, sizeof buf - 1, f), 10u);
+  std::fclose(f);
+  EXPECT_EQ(buf[0], '{');
+  EXPECT_NE(std::string(buf).find("\"workers\":2"), std::string::npos);
+}

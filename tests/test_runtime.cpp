@@ -1,0 +1,288 @@
+// Runtime behaviour: results under every policy and worker count, serial order of pure work-first,
+// ADP settling on work-first, the S and F bounds, exceptions, parking, and the runtime's lifecycle.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "slaw/slaw.hpp"
+
+namespace {
+
+slaw::config make_cfg(unsigned workers, slaw::policy::mode m) {
+  slaw::config c;
+  c.workers = workers;
+  c.policy = m;
+  return c;
+}
+
+slaw::task<long> fib(int n) {
+  if (n < 2) co_return n;
+  long a, b;
+  auto f = co_await slaw::start_finish();
+  co_await slaw::async(&a, fib, n - 1);
+  b = co_await fib(n - 2);
+  co_await slaw::end_finish(f);
+  co_return a + b;
+}
+
+// The same with the lambda form of finish and a global (escaping) spawn pattern.
+slaw::task<> fib_escaping(int n, std::atomic<long>* sum) {
+  if (n < 2) {
+    sum->fetch_add(n, std::memory_order_relaxed);
+    co_return;
+  }
+  co_await slaw::async(fib_escaping, n - 1, sum);
+  co_await slaw::async(fib_escaping, n - 2, sum);
+}
+
+TEST(Runtime, FibAllPoliciesAndWorkerCounts) {
+  for (auto m : {slaw::policy::mode::wf, slaw::policy::mode::hf, slaw::policy::mode::dyn})
+    for (unsigned w : {1u, 2u, 8u}) {
+      slaw::runtime rt(make_cfg(w, m));
+      EXPECT_EQ(rt.run(fib(22)), 17711) << slaw::to_string(m) << " " << w;
+      std::atomic<long> sum{0};
+      rt.run([](std::atomic<long>* s) -> slaw::task<> {
+        co_await slaw::finish([&]() -> slaw::task<> { co_await fib_escaping(20, s); });
+        EXPECT_EQ(s->load(), 6765);
+      }(&sum));
+      EXPECT_EQ(sum.load(), 6765);
+    }
+}
+
+// Pure work-first on one worker: execution order is the serial order, with no context switch.
+slaw::task<> ordered(int depth, std::vector<int>* log, int* next) {
+  log->push_back((*next)++);
+  if (depth == 0) co_return;
+  auto f = co_await slaw::start_finish();
+  for (int i = 0; i < 3; ++i) co_await slaw::async(ordered, depth - 1, log, next);
+  co_await slaw::end_finish(f);
+  log->push_back(-1);
+}
+
+TEST(Runtime, WorkFirstOneWorkerIsSerialOrder) {
+  slaw::runtime rt(make_cfg(1, slaw::policy::mode::wf));
+  std::vector<int> log;
+  int next = 0;
+  rt.run(ordered(5, &log, &next));
+  // Serial elision: the same recursion as plain calls.
+  std::vector<int> ref;
+  int rnext = 0;
+  auto serial = [&](auto& self, int depth) -> void {
+    ref.push_back(rnext++);
+    if (depth == 0) return;
+    for (int i = 0; i < 3; ++i) self(self, depth - 1);
+    ref.push_back(-1);
+  };
+  serial(serial, 5);
+  EXPECT_EQ(log, ref);
+  auto s = rt.stats();
+  EXPECT_EQ(s.total.context_switches, 0u);
+  EXPECT_EQ(s.total.spawns_hf, 0u);
+  EXPECT_GT(s.total.spawns_wf, 300u);
+}
+
+TEST(Runtime, DynOnOneWorkerSettlesOnWorkFirst) {
+  slaw::config c = make_cfg(1, slaw::policy::mode::dyn);
+  slaw::runtime rt(c);
+  EXPECT_EQ(rt.run(fib(20)), 6765);
+  auto s = rt.stats();
+  // Starts help-first; the first re-evaluation (after INT spawns) sees no steals and picks work-first.
+  EXPECT_LT(s.total.spawns_hf, c.adp.INT);
+  EXPECT_EQ(s.total.policy_switches, 1u);
+  EXPECT_EQ(s.workers[0].policy, "wf");
+  EXPECT_GT(s.total.spawns_wf, 5000u);
+}
+
+// A flat loop of asyncs: with S1 < S, dyn never holds more than F fresh tasks per worker.
+slaw::task<> leaf(std::atomic<long>* n) {
+  n->fetch_add(1, std::memory_order_relaxed);
+  co_return;
+}
+slaw::task<> flat(int n, std::atomic<long>* count) {
+  auto f = co_await slaw::start_finish();
+  for (int i = 0; i < n; ++i) co_await slaw::async(slaw::dyn, leaf, count);
+  co_await slaw::end_finish(f);
+}
+
+TEST(Runtime, FreshTasksNeverExceedF) {
+  for (unsigned w : {1u, 2u, 4u}) {
+    slaw::config c = make_cfg(w, slaw::policy::mode::dyn);
+    c.adp.F = 16;
+    c.adp.INT = 8;
+    c.adp.steal_threshold = 0;  // steal-happy: the heuristic wants help-first as often as it can
+    slaw::runtime rt(c);
+    std::atomic<long> count{0};
+    rt.run(flat(200000, &count));
+    EXPECT_EQ(count.load(), 200000);
+    auto s = rt.stats();
+    EXPECT_LE(s.total.max_fresh, c.adp.F) << w << " workers";
+    EXPECT_GT(s.total.spawns_hf, 0u);
+  }
+}
+
+TEST(Runtime, HelpFirstHoldsAllFreshTasks) {
+  slaw::runtime rt(make_cfg(1, slaw::policy::mode::hf));
+  std::atomic<long> count{0};
+  rt.run(flat(50000, &count));
+  EXPECT_EQ(count.load(), 50000);
+  EXPECT_EQ(rt.stats().total.max_fresh, 50000u);
+}
+
+// A recursion 10^6 deep (each level spawns the next, escaping): WF depth per worker stays <= S.
+slaw::task<> deep(int n, std::atomic<int>* reached, slaw::schedule_clause clause) {
+  if (n == 0) {
+    reached->store(1);
+    co_return;
+  }
+  co_await slaw::async(clause, deep, n - 1, reached, clause);
+}
+
+TEST(Runtime, DeepRecursionRespectsStackBound) {
+  for (auto clause : {slaw::dyn, slaw::wf}) {
+    for (unsigned w : {1u, 2u}) {
+      slaw::config c = make_cfg(w, slaw::policy::mode::dyn);
+      slaw::runtime rt(c);
+      std::atomic<int> reached{0};
+      rt.run(deep(1'000'000, &reached, clause));
+      EXPECT_EQ(reached.load(), 1);
+      auto s = rt.stats();
+      EXPECT_LE(s.total.max_wf_depth, c.adp.S);
+      EXPECT_GE(s.total.max_wf_depth, c.adp.S - 1);  // the bound was reached, and held
+      EXPECT_GT(s.total.spawns_hf, 1000u);           // the stack condition forced help-first
+    }
+  }
+}
+
+TEST(Runtime, PureWorkFirstHasNoStackBound) {
+  slaw::runtime rt(make_cfg(1, slaw::policy::mode::wf));
+  std::atomic<int> reached{0};
+  rt.run(deep(20000, &reached, slaw::dyn));
+  EXPECT_EQ(reached.load(), 1);
+  EXPECT_EQ(rt.stats().total.max_wf_depth, 20000u);
+}
+
+// Exceptions reach the finish's waiter; the first one wins; nothing leaks.
+struct boom : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+slaw::task<long> thrower(int n) {
+  if (n == 0) throw boom("boom");
+  long a = 0, b = 0;
+  auto f = co_await slaw::start_finish();
+  co_await slaw::async(&a, thrower, n - 1);
+  b = co_await fib(5);
+  co_await slaw::end_finish(f);
+  co_return a + b;
+}
+
+TEST(Runtime, ExceptionsReachTheFinishWaiter) {
+  for (auto m : {slaw::policy::mode::wf, slaw::policy::mode::hf, slaw::policy::mode::dyn})
+    for (unsigned w : {1u, 2u, 8u}) {
+      slaw::runtime rt(make_cfg(w, m));
+      EXPECT_THROW(rt.run(thrower(30)), boom);
+      // Caught inside a task by the finish's waiter.
+      bool caught = rt.run([]() -> slaw::task<bool> {
+        try {
+          co_await slaw::finish([]() -> slaw::task<> {
+            for (int i = 0; i < 20; ++i) co_await slaw::async(thrower, i % 3);
+          });
+        } catch (const boom&) {
+          co_return true;
+        }
+        co_return false;
+      }());
+      EXPECT_TRUE(caught);
+      // A sequential call that throws inside an open scope: the scope waits for its tasks first.
+      std::atomic<long> done{0};
+      EXPECT_THROW(rt.run([](std::atomic<long>* d) -> slaw::task<> {
+        auto f = co_await slaw::start_finish();
+        for (int i = 0; i < 50; ++i) co_await slaw::async(leaf, d);
+        (void)co_await thrower(0);
+        co_await slaw::end_finish(f);
+      }(&done)),
+                   boom);
+      EXPECT_EQ(done.load(), 50);
+      EXPECT_EQ(rt.run(fib(15)), 610);  // still usable
+    }
+}
+
+TEST(Runtime, ManyShortRunsWithIdleGaps) {
+  slaw::runtime rt(make_cfg(4, slaw::policy::mode::dyn));
+  for (int i = 0; i < 3000; ++i) {
+    ASSERT_EQ(rt.run(fib(8)), 21);
+    if (i % 100 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(3));  // workers park
+    else if (i % 10 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  EXPECT_GT(rt.stats().total.parks, 0u);
+}
+
+TEST(Runtime, ConcurrentRunsAndSeveralRuntimes) {
+  slaw::runtime a(make_cfg(2, slaw::policy::mode::dyn));
+  slaw::runtime b(make_cfg(3, slaw::policy::mode::wf));
+  std::vector<std::thread> ts;
+  std::atomic<int> bad{0};
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([&, t] {
+      slaw::runtime& rt = t % 2 ? a : b;
+      for (int i = 0; i < 30; ++i)
+        if (rt.run(fib(16)) != 987) bad.fetch_add(1);
+    });
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(a.workers(), 2u);
+  EXPECT_EQ(b.workers(), 3u);
+}
+
+TEST(Runtime, RunFromOwnWorkerIsRejected) {
+  slaw::runtime rt(make_cfg(2, slaw::policy::mode::dyn));
+  bool rejected = rt.run([](slaw::runtime* r) -> slaw::task<bool> {
+    try {
+      r->run(fib(3));
+    } catch (const std::logic_error&) {
+      co_return true;
+    }
+    co_return false;
+  }(&rt));
+  EXPECT_TRUE(rejected);
+}
+
+TEST(Runtime, CreateAndDestroyRepeatedly) {
+  for (int i = 0; i < 50; ++i) {
+    slaw::runtime rt(make_cfg(1 + i % 4, slaw::policy::mode::dyn));
+    if (i % 2) EXPECT_EQ(rt.run(fib(10)), 55);
+  }
+}
+
+TEST(Runtime, FrameBytesAreAccounted) {
+  slaw::runtime rt(make_cfg(2, slaw::policy::mode::dyn));
+  rt.run(fib(18));
+  auto s = rt.stats();
+  EXPECT_GT(s.total.frame_bytes_total, 0u);
+  EXPECT_GT(s.total.frame_bytes_peak, 0);
+  EXPECT_GE(s.total.frame_chunk_bytes, 64u * 1024u);
+  std::string json = s.to_json();
+  EXPECT_NE(json.find("\"spawns_wf\""), std::string::npos);
+  EXPECT_NE(json.find("\"per_worker\""), std::string::npos);
+}
+
+TEST(Runtime, IsolatedExcludesOtherIsolatedBlocks) {
+  slaw::runtime rt(make_cfg(8, slaw::policy::mode::hf));
+  long counter = 0;  // plain: only touched inside isolated
+  rt.run([](long* c) -> slaw::task<> {
+    auto f = co_await slaw::start_finish();
+    for (int i = 0; i < 2000; ++i)
+      co_await slaw::async([](long* c) -> slaw::task<> {
+        slaw::isolated([&] { ++*c; });
+        co_return;
+      }(c));
+    co_await slaw::end_finish(f);
+  }(&counter));
+  EXPECT_EQ(counter, 2000);
+}
+
+}  // namespace

@@ -1,0 +1,909 @@
+// Tests for slaw::core::split_deque (include/slaw/core/split_deque.hpp).
+//
+// Part 1 (single-threaded) pins down the owner/thief semantics: LIFO pops for the owner, FIFO steals
+// from the top, exposure only on request (a failed steal raises want_split, the next push exposes
+// about half of the private region), pop_shared reclaiming from the bottom of the shared region
+// (including the last entry, taken by advancing tail with head unchanged), pop_shared with `expect`
+// (not_mine leaves everything unchanged), growth from tiny capacities, and a randomised comparison
+// against a sequential model.
+//
+// Part 2 (concurrent) runs one owner against 7 thieves with a tiny initial capacity (the array grows
+// many times while thieves read it). The owner checks every value it gets against its own model of
+// the deque (thieves only ever remove a prefix of what the owner pushed and did not take itself, so
+// whatever the owner gets must be the newest remaining entry). At the end every pushed id must have
+// been taken exactly once, and nothing else (no 0, no foreign value) may have been returned.
+// The second stress test mirrors the runtime's completion path: pop_shared(expect) on the owner side,
+// try_lock_steal/steal/unlock_steal on the thief side with non-atomic bookkeeping inside the lock,
+// and wait_for_thieves() before the owner reads that bookkeeping.
+//
+// Iteration counts scale with the environment variable SLAW_TEST_SCALE (a positive number, default
+// 1; sanitizer builds default to a smaller scale).
+#include "slaw/core/split_deque.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(__SANITIZE_THREAD__)
+#define SLAW_TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SLAW_TEST_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SLAW_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLAW_TEST_ASAN 1
+#endif
+#endif
+
+namespace {
+
+using slaw::core::split_deque;
+using entry = split_deque::entry;
+using shared_pop = split_deque::shared_pop;
+constexpr entry none = split_deque::none;
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+// Values are tagged ids: never 0, and a stale or garbage word is very unlikely to decode.
+constexpr entry kTagBits = 0x5;
+constexpr entry enc(std::uint64_t id) { return static_cast<entry>((id << 3) | kTagBits); }
+// 0 when `e` is not a well-formed value.
+constexpr std::uint64_t dec(entry e) { return (e & 7) == kTagBits ? static_cast<std::uint64_t>(e >> 3) : 0; }
+
+double test_scale() {
+  static const double s = [] {
+    if (const char* env = std::getenv("SLAW_TEST_SCALE")) {
+      double v = std::strtod(env, nullptr);
+      if (v > 0) return v;
+    }
+#if defined(SLAW_TEST_TSAN)
+    return 0.1;
+#elif defined(SLAW_TEST_ASAN)
+    return 0.25;
+#else
+    return 1.0;
+#endif
+  }();
+  return s;
+}
+std::uint64_t scaled(std::uint64_t base, std::uint64_t at_least) {
+  auto v = static_cast<std::uint64_t>(static_cast<double>(base) * test_scale());
+  return std::max(v, at_least);
+}
+
+struct xorshift {
+  std::uint64_t s;
+  explicit xorshift(std::uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 0x1234567ull) {
+    if (s == 0) s = 1;
+  }
+  std::uint64_t next() {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  }
+  std::uint64_t below(std::uint64_t n) { return next() % n; }
+  bool chance(unsigned percent) { return below(100) < percent; }
+};
+
+// Exposes the whole private region (each expose() publishes about half of it).
+void expose_all(split_deque& d) {
+  for (int guard = 0; !d.private_empty(); ++guard) {
+    ASSERT_LT(guard, 80) << "expose() does not make progress";
+    d.expose();
+  }
+}
+std::vector<entry> steal_all(split_deque& d) {
+  std::vector<entry> out;
+  for (entry e; (e = d.steal()) != none;) out.push_back(e);
+  return out;
+}
+std::vector<entry> pop_all(split_deque& d) {
+  std::vector<entry> out;
+  for (entry e; (e = d.pop()) != none;) out.push_back(e);
+  return out;
+}
+std::vector<entry> range(std::uint64_t from, std::uint64_t to_inclusive, bool descending = false) {
+  std::vector<entry> v;
+  for (std::uint64_t i = from; i <= to_inclusive; ++i) v.push_back(enc(i));
+  if (descending) std::reverse(v.begin(), v.end());
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 1: single-threaded semantics
+// ---------------------------------------------------------------------------------------------
+
+TEST(SplitDeque, EmptyDeque) {
+  split_deque d(2);
+  EXPECT_TRUE(d.looks_empty());
+  EXPECT_TRUE(d.private_empty());
+  EXPECT_EQ(d.refresh_size(), 0u);
+  EXPECT_EQ(d.pop(), none);
+  EXPECT_EQ(d.steal(), none);
+  entry out = enc(777);
+  EXPECT_EQ(d.pop_shared(none, out), shared_pop::stolen);
+  EXPECT_EQ(d.pop_shared(enc(1), out), shared_pop::stolen);
+  EXPECT_EQ(out, enc(777)) << "pop_shared must not write `out` unless it returns got";
+  EXPECT_FALSE(d.private_bottom_is(enc(1)));
+  EXPECT_EQ(d.owner_steals(), 0u);
+  // Still usable afterwards.
+  d.push(enc(1));
+  EXPECT_EQ(d.pop(), enc(1));
+  EXPECT_EQ(d.pop(), none);
+}
+
+TEST(SplitDeque, OwnerPopIsLifo) {
+  split_deque d;
+  for (std::uint64_t i = 1; i <= 100; ++i) d.push(enc(i));
+  EXPECT_EQ(d.refresh_size(), 100u);
+  EXPECT_EQ(pop_all(d), range(1, 100, true));
+  EXPECT_EQ(d.pop(), none);
+
+  d.push(enc(1));
+  d.push(enc(2));
+  EXPECT_EQ(d.pop(), enc(2));
+  d.push(enc(3));
+  d.push(enc(4));
+  EXPECT_EQ(d.pop(), enc(4));
+  EXPECT_EQ(d.pop(), enc(3));
+  EXPECT_EQ(d.pop(), enc(1));
+  EXPECT_EQ(d.pop(), none);
+  EXPECT_EQ(d.owner_steals(), 0u) << "no entry was ever shared";
+}
+
+TEST(SplitDeque, PushAloneExposesNothing) {
+  split_deque d;
+  for (std::uint64_t i = 1; i <= 10; ++i) d.push(enc(i));
+  // Nobody asked for work: everything is private, thieves see an empty shared region.
+  EXPECT_TRUE(d.looks_empty());
+  EXPECT_FALSE(d.private_empty());
+  EXPECT_EQ(d.steal(), none);
+}
+
+TEST(SplitDeque, FailedStealMakesNextPushExposeHalf) {
+  split_deque d;
+  for (std::uint64_t i = 1; i <= 8; ++i) d.push(enc(i));
+  EXPECT_EQ(d.steal(), none);  // shared region empty: raises want_split
+  EXPECT_TRUE(d.looks_empty()) << "a steal alone must not expose anything";
+  d.push(enc(9));  // private region now holds 9 entries: about half becomes shared
+  EXPECT_FALSE(d.looks_empty());
+  d.push(enc(10));  // the request was served: this push must not expose more
+
+  std::vector<entry> stolen = steal_all(d);
+  ASSERT_GE(stolen.size(), 4u);
+  ASSERT_LE(stolen.size(), 5u) << "exposed more than half of the 9 private entries, or exposed twice";
+  EXPECT_EQ(stolen, range(1, stolen.size())) << "steals must take the oldest entries first";
+  const std::uint64_t k = stolen.size();
+
+  // The failed steal above (end of steal_all) raised a new request: the next push exposes half of
+  // the remaining private region (entries k+1..11).
+  d.push(enc(11));
+  std::vector<entry> stolen2 = steal_all(d);
+  const std::uint64_t priv = 11 - k;
+  ASSERT_GE(stolen2.size(), priv / 2);
+  ASSERT_LE(stolen2.size(), (priv + 1) / 2);
+  EXPECT_EQ(stolen2, range(k + 1, k + stolen2.size()));
+
+  // The owner gets the rest, newest first.
+  EXPECT_EQ(pop_all(d), range(k + stolen2.size() + 1, 11, true));
+  EXPECT_EQ(d.steal(), none);
+}
+
+TEST(SplitDeque, RequestSplitAndExplicitExpose) {
+  split_deque d;
+  for (std::uint64_t i = 1; i <= 6; ++i) d.push(enc(i));
+  d.request_split();
+  EXPECT_TRUE(d.looks_empty());
+  d.push(enc(7));
+  EXPECT_FALSE(d.looks_empty());
+  std::vector<entry> a = steal_all(d);
+  ASSERT_GE(a.size(), 3u);
+  ASSERT_LE(a.size(), 4u);
+  EXPECT_EQ(a, range(1, a.size()));
+
+  // expose() publishes half of the private region directly.
+  for (std::uint64_t i = 8; i <= 11; ++i) d.push(enc(i));  // a pending request is served by push 8
+  std::vector<entry> b = steal_all(d);
+  ASSERT_FALSE(b.empty());
+  EXPECT_EQ(b, range(a.size() + 1, a.size() + b.size()));
+  const std::uint64_t taken = a.size() + b.size();
+  const std::uint64_t priv = 11 - taken;
+  ASSERT_GT(priv, 0u);
+  d.expose();
+  std::vector<entry> c = steal_all(d);
+  EXPECT_GE(c.size(), priv / 2);
+  EXPECT_LE(c.size(), (priv + 1) / 2);
+  EXPECT_GE(c.size(), 1u);
+  EXPECT_EQ(c, range(taken + 1, taken + c.size()));
+  EXPECT_EQ(pop_all(d), range(taken + c.size() + 1, 11, true));
+
+  // Exposing everything, one half at a time, keeps FIFO order for thieves.
+  for (std::uint64_t i = 1; i <= 37; ++i) d.push(enc(100 + i));
+  expose_all(d);
+  EXPECT_TRUE(d.private_empty());
+  EXPECT_EQ(steal_all(d), range(101, 137));
+  EXPECT_EQ(d.pop(), none);
+}
+
+TEST(SplitDeque, StealsAreFifoWhileOwnerPopsLifo) {
+  for (std::uint64_t n : {1u, 2u, 3u, 7u, 20u, 64u}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    split_deque d(1);
+    for (std::uint64_t i = 1; i <= n; ++i) d.push(enc(i));
+    expose_all(d);
+    std::uint64_t lo = 1, hi = n;  // entries lo..hi remain
+    std::uint64_t steals = 0;
+    while (lo <= hi) {
+      entry s = d.steal();
+      if (s != none) {
+        ASSERT_EQ(s, enc(lo)) << "steal must return the oldest remaining entry";
+        ++lo;
+        ++steals;
+      }
+      if (lo > hi) break;
+      entry p = d.pop();
+      ASSERT_EQ(p, enc(hi)) << "pop must return the newest remaining entry";
+      --hi;
+    }
+    EXPECT_GE(steals, 1u);
+    EXPECT_EQ(d.pop(), none);
+    EXPECT_EQ(d.steal(), none);
+    EXPECT_EQ(d.refresh_size(), 0u);
+  }
+}
+
+TEST(SplitDeque, PopSharedReclaimsFromBottom) {
+  for (std::uint64_t n : {2u, 3u, 4u, 5u, 8u, 17u, 100u}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    split_deque d(1);
+    for (std::uint64_t i = 1; i <= n; ++i) d.push(enc(i));
+    expose_all(d);
+    ASSERT_TRUE(d.private_empty());
+    const std::uint32_t h0 = d.head();
+
+    entry out = none;
+    ASSERT_EQ(d.pop_shared(none, out), shared_pop::got);
+    EXPECT_EQ(out, enc(n)) << "pop_shared must take the bottom (newest) shared entry";
+    EXPECT_EQ(d.head(), h0 - 1) << "a reclaim (n >= 2) moves head down";
+    EXPECT_EQ(d.owner_steals(), 0u);
+    EXPECT_EQ(d.refresh_size(), n - 1);
+    EXPECT_FALSE(d.looks_empty()) << "a reclaim must leave at least one shared entry (I2)";
+
+    // The kept shared entries still go to thieves oldest first; the reclaimed ones are private now.
+    std::vector<entry> st = steal_all(d);
+    ASSERT_GE(st.size(), 1u);
+    EXPECT_LE(st.size(), (n + 1) / 2) << "pop_shared should reclaim about half of the shared region";
+    EXPECT_EQ(st, range(1, st.size()));
+    EXPECT_EQ(pop_all(d), range(st.size() + 1, n - 1, true));
+    EXPECT_EQ(d.owner_steals(), 0u) << "no last-entry take happened";
+  }
+}
+
+TEST(SplitDeque, OwnerDrainsSharedRegionWithExactlyOneLastEntryTake) {
+  for (std::uint64_t n : {1u, 2u, 3u, 10u, 33u}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    split_deque d(2);
+    for (std::uint64_t i = 1; i <= n; ++i) d.push(enc(i));
+    expose_all(d);
+    EXPECT_EQ(pop_all(d), range(1, n, true));
+    EXPECT_EQ(d.owner_steals(), 1u) << "exactly the last shared entry is taken by advancing tail";
+    EXPECT_EQ(d.refresh_size(), 0u);
+    EXPECT_EQ(d.steal(), none);
+    EXPECT_TRUE(d.looks_empty());
+  }
+}
+
+TEST(SplitDeque, PopSharedLastEntryAdvancesTail) {
+  split_deque d(1);
+  d.push(enc(1));
+  d.expose();
+  ASSERT_TRUE(d.private_empty());
+  ASSERT_FALSE(d.looks_empty());
+  const std::uint32_t h0 = d.head();
+  entry out = none;
+  ASSERT_EQ(d.pop_shared(none, out), shared_pop::got);
+  EXPECT_EQ(out, enc(1));
+  EXPECT_EQ(d.head(), h0) << "the last shared entry is taken by advancing tail, head unchanged";
+  EXPECT_EQ(d.owner_steals(), 1u);
+  EXPECT_EQ(d.refresh_size(), 0u);
+  EXPECT_TRUE(d.looks_empty());
+  EXPECT_TRUE(d.private_empty());
+  EXPECT_EQ(d.steal(), none);  // nothing left for thieves (and this raises want_split)
+  EXPECT_EQ(d.pop(), none);
+  EXPECT_EQ(d.pop_shared(none, out), shared_pop::stolen);
+
+  // The deque keeps working from the new position, across several growths of the array.
+  d.push(enc(2));  // serves the request raised by the steal above
+  ASSERT_FALSE(d.looks_empty());
+  for (std::uint64_t i = 3; i <= 40; ++i) d.push(enc(i));
+  EXPECT_EQ(d.refresh_size(), 39u);
+  EXPECT_EQ(d.steal(), enc(2));
+  EXPECT_EQ(d.pop(), enc(40));
+  EXPECT_EQ(pop_all(d), range(3, 39, true));
+  EXPECT_EQ(d.owner_steals(), 1u) << "entries 3..39 were private: no further last-entry take";
+}
+
+TEST(SplitDeque, PopSharedWithExpect) {
+  split_deque d(1);
+  for (std::uint64_t i = 1; i <= 4; ++i) d.push(enc(i));
+  expose_all(d);
+  const std::uint32_t h0 = d.head();
+  entry out = enc(999);
+
+  // Mismatch: not_mine, nothing changes.
+  EXPECT_EQ(d.pop_shared(enc(99), out), shared_pop::not_mine);
+  EXPECT_EQ(d.pop_shared(enc(3), out), shared_pop::not_mine) << "3 is shared but not the bottom";
+  EXPECT_EQ(d.pop_shared(enc(1), out), shared_pop::not_mine) << "1 is the top, not the bottom";
+  EXPECT_EQ(out, enc(999));
+  EXPECT_EQ(d.head(), h0);
+  EXPECT_EQ(d.refresh_size(), 4u);
+  EXPECT_TRUE(d.private_empty());
+  EXPECT_FALSE(d.private_bottom_is(enc(4))) << "entry 4 is shared, not private";
+
+  // Match: got.
+  EXPECT_EQ(d.pop_shared(enc(4), out), shared_pop::got);
+  EXPECT_EQ(out, enc(4));
+  EXPECT_EQ(d.steal(), enc(1)) << "not_mine must not have disturbed the top";
+
+  // Drive the shared region down to a single entry, then test the last-entry case with expect.
+  std::vector<entry> rest;
+  while (!d.private_empty()) rest.push_back(d.pop());
+  while (d.refresh_size() > 1) {
+    entry s = d.steal();
+    ASSERT_NE(s, none);
+    rest.push_back(s);
+  }
+  ASSERT_EQ(d.refresh_size(), 1u);
+  ASSERT_TRUE(d.private_empty());
+  ASSERT_FALSE(d.looks_empty());
+  // Entries 2 and 3 remain before this; one of them is left in the shared region.
+  entry last = rest.size() == 1 && rest[0] == enc(3) ? enc(2) : enc(3);
+  ASSERT_TRUE((rest == std::vector<entry>{enc(3)}) || (rest == std::vector<entry>{enc(2)}));
+  const std::uint64_t os = d.owner_steals();
+  entry wrong = last == enc(2) ? enc(3) : enc(2);
+  EXPECT_EQ(d.pop_shared(wrong, out), shared_pop::not_mine);
+  EXPECT_EQ(d.owner_steals(), os);
+  EXPECT_EQ(d.refresh_size(), 1u);
+  EXPECT_EQ(d.pop_shared(last, out), shared_pop::got);
+  EXPECT_EQ(out, last);
+  EXPECT_EQ(d.owner_steals(), os + 1);
+  EXPECT_EQ(d.pop_shared(last, out), shared_pop::stolen) << "empty deque";
+  EXPECT_EQ(d.pop(), none);
+}
+
+TEST(SplitDeque, PopSharedReportsStolenWhenThievesEmptiedIt) {
+  split_deque d(1);
+  for (std::uint64_t i = 1; i <= 5; ++i) d.push(enc(i));
+  expose_all(d);
+  EXPECT_EQ(steal_all(d), range(1, 5));
+  entry out = none;
+  EXPECT_EQ(d.pop_shared(enc(5), out), shared_pop::stolen);
+  EXPECT_EQ(d.pop_shared(none, out), shared_pop::stolen);
+  EXPECT_EQ(out, none);
+  d.wait_for_thieves();  // no thief holds the lock: returns at once
+  // Capacity bookkeeping after the thieves moved tail: many pushes, LIFO pops.
+  for (std::uint64_t i = 6; i <= 300; ++i) d.push(enc(i));
+  EXPECT_EQ(d.refresh_size(), 295u);
+  EXPECT_EQ(pop_all(d), range(6, 300, true));
+}
+
+TEST(SplitDeque, PrivateBottomIsAndDrop) {
+  split_deque d(1);
+  d.push(enc(1));
+  d.push(enc(2));
+  EXPECT_TRUE(d.private_bottom_is(enc(2)));
+  EXPECT_FALSE(d.private_bottom_is(enc(1)));
+  d.drop_private_bottom();
+  EXPECT_TRUE(d.private_bottom_is(enc(1)));
+  d.push(enc(3));
+  EXPECT_TRUE(d.private_bottom_is(enc(3)));
+  d.drop_private_bottom();
+  d.drop_private_bottom();
+  EXPECT_TRUE(d.private_empty());
+  EXPECT_FALSE(d.private_bottom_is(enc(1)));
+  EXPECT_EQ(d.pop(), none);
+
+  // A shared bottom is not a private bottom (the fast path must not drop a shared entry).
+  d.push(enc(4));
+  d.push(enc(5));
+  d.request_split();
+  d.push(enc(6));  // exposes 4 and 5, keeps 6 private
+  EXPECT_TRUE(d.private_bottom_is(enc(6)));
+  d.drop_private_bottom();
+  EXPECT_TRUE(d.private_empty());
+  EXPECT_FALSE(d.private_bottom_is(enc(5)));
+  entry out = none;
+  EXPECT_EQ(d.pop_shared(enc(5), out), shared_pop::got);
+  EXPECT_EQ(out, enc(5));
+  EXPECT_EQ(d.steal(), enc(4));
+  EXPECT_EQ(d.pop(), none);
+}
+
+TEST(SplitDeque, GrowthFromTinyCapacityPreservesEntries) {
+  for (unsigned log : {0u, 1u, 2u}) {
+    SCOPED_TRACE("log_capacity=" + std::to_string(log));
+    {  // private entries only
+      split_deque d(log);
+      for (std::uint64_t i = 1; i <= 5000; ++i) d.push(enc(i));
+      EXPECT_EQ(d.refresh_size(), 5000u);
+      EXPECT_EQ(pop_all(d), range(1, 5000, true));
+    }
+    {  // growth with a shared region and a tail that is not at slot 0 (wrapped ring)
+      split_deque d(log);
+      std::uint64_t next = 1, lo = 1;
+      for (int round = 0; round < 6; ++round) {
+        for (int i = 0; i < 3; ++i) d.push(enc(next++));
+        expose_all(d);
+        entry s = d.steal();
+        ASSERT_EQ(s, enc(lo));
+        ++lo;
+      }
+      // Entries lo..next-1 are shared; now grow several times with them in place.
+      const std::uint64_t shared_hi = next - 1;
+      for (int i = 0; i < 1000; ++i) d.push(enc(next++));
+      EXPECT_EQ(d.refresh_size(), next - lo);
+      EXPECT_EQ(steal_all(d), range(lo, shared_hi)) << "shared entries survive growth, in order";
+      // The failed steal requested a split: push once more, the oldest private entries go public.
+      d.push(enc(next++));
+      std::vector<entry> st = steal_all(d);
+      ASSERT_FALSE(st.empty());
+      EXPECT_EQ(st, range(shared_hi + 1, shared_hi + st.size()));
+      EXPECT_EQ(pop_all(d), range(shared_hi + st.size() + 1, next - 1, true));
+    }
+  }
+}
+
+// Random single-threaded operation sequences checked against a sequential model of the contents
+// (front = oldest = thieves' end, back = newest = owner's end). Exposure policy is checked loosely:
+// whatever the owner gets is the newest entry, whatever a thief gets is the oldest, the owner gets
+// `none` only when the deque is empty, and a push following a request always exposes something.
+TEST(SplitDeque, RandomOpsMatchSequentialModel) {
+  const std::uint64_t ops = scaled(40000, 4000);
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    SCOPED_TRACE("seed=" + std::to_string(seed));
+    xorshift rng(seed);
+    split_deque d(static_cast<unsigned>(seed % 3));
+    std::deque<entry> model;
+    std::uint64_t next = 1, owner_takes_via_tail = 0;
+    bool requested = false;
+    unsigned push_pct = 50;
+    for (std::uint64_t op = 0; op < ops; ++op) {
+      if (op % 500 == 0) push_pct = 20 + static_cast<unsigned>(rng.below(70));
+      const unsigned r = static_cast<unsigned>(rng.below(100));
+      if (r < push_pct) {
+        d.push(enc(next));
+        model.push_back(enc(next++));
+        if (requested) {
+          ASSERT_FALSE(d.looks_empty()) << "a push after a request must expose something";
+          requested = false;
+        }
+      } else {
+        switch (rng.below(8)) {
+          case 0:
+          case 1: {  // thief
+            entry s = d.steal();
+            if (s != none) {
+              ASSERT_FALSE(model.empty());
+              ASSERT_EQ(s, model.front());
+              model.pop_front();
+            } else {
+              requested = true;
+            }
+            break;
+          }
+          case 2:
+            d.expose();
+            if (!d.private_empty() || !model.empty()) {
+              // After expose() at least one entry is shared unless the deque is empty.
+              ASSERT_EQ(d.looks_empty(), model.empty());
+            }
+            requested = false;
+            break;
+          case 3: {  // completion path with a right or a wrong expected value
+            entry x = model.empty() || rng.chance(30)
+                          ? (model.empty() || rng.chance(50) ? enc(next + 1000) : model[rng.below(model.size())])
+                          : model.back();
+            const bool right = !model.empty() && x == model.back();
+            if (d.private_bottom_is(x)) {
+              ASSERT_TRUE(right);
+              d.drop_private_bottom();
+              model.pop_back();
+            } else if (d.private_empty()) {
+              entry out = none;
+              const std::uint32_t h = d.head();
+              const std::uint64_t os = d.owner_steals();
+              shared_pop res = d.pop_shared(x, out);
+              if (model.empty()) {
+                ASSERT_EQ(res, shared_pop::stolen);
+              } else if (right) {
+                ASSERT_EQ(res, shared_pop::got);
+                ASSERT_EQ(out, x);
+                model.pop_back();
+                if (d.head() == h) {
+                  ASSERT_EQ(d.owner_steals(), os + 1);
+                  ++owner_takes_via_tail;
+                } else {
+                  ASSERT_EQ(d.head(), h - 1);
+                  ASSERT_EQ(d.owner_steals(), os);
+                }
+              } else {
+                ASSERT_EQ(res, shared_pop::not_mine);
+                ASSERT_EQ(d.head(), h);
+              }
+            } else {
+              ASSERT_FALSE(right) << "the newest entry is private but private_bottom_is denies it";
+            }
+            break;
+          }
+          case 4:
+            d.request_split();
+            requested = true;
+            break;
+          default: {  // owner pop
+            const std::uint64_t os = d.owner_steals();
+            entry p = d.pop();
+            if (model.empty()) {
+              ASSERT_EQ(p, none);
+            } else {
+              ASSERT_EQ(p, model.back());
+              model.pop_back();
+            }
+            owner_takes_via_tail += d.owner_steals() - os;
+            break;
+          }
+        }
+      }
+      ASSERT_EQ(d.refresh_size(), model.size());
+      if (model.empty()) {
+        ASSERT_TRUE(d.looks_empty());
+        ASSERT_TRUE(d.private_empty());
+      }
+    }
+    EXPECT_EQ(d.owner_steals(), owner_takes_via_tail);
+    // Drain: thieves first (oldest first), then the owner (newest first).
+    std::vector<entry> st = steal_all(d);
+    for (entry e : st) {
+      ASSERT_EQ(e, model.front());
+      model.pop_front();
+    }
+    std::vector<entry> rest = pop_all(d);
+    ASSERT_EQ(rest, std::vector<entry>(model.rbegin(), model.rend()));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 2: one owner against several thieves
+// ---------------------------------------------------------------------------------------------
+
+constexpr int kThieves = 7;
+
+// Collects failures from the owner's online checks (first few messages kept).
+struct failures {
+  std::uint64_t count = 0;
+  std::vector<std::string> msgs;
+  void add(std::string m) {
+    if (++count <= 8) msgs.push_back(std::move(m));
+  }
+  std::string text() const {
+    std::string s;
+    for (const auto& m : msgs) s += "  " + m + "\n";
+    return s;
+  }
+};
+
+void backoff(unsigned& fails) {
+  if (++fails < 16) {
+    slaw::core::cpu_relax();
+  } else {
+    std::this_thread::yield();
+  }
+}
+
+// Thief loop. `locked`: the preempted-deque protocol (try_lock_steal/steal/bookkeeping/unlock_steal);
+// the bookkeeping is a plain (non-atomic) write to stolen_by[id] that the owner reads only after
+// pop_shared reported `stolen` and wait_for_thieves() returned.
+void thief_loop(split_deque& d, const std::atomic<bool>& stop, std::vector<entry>& out, int tid, bool locked,
+                std::uint8_t* stolen_by, std::uint64_t id_cap) {
+  xorshift rng(1000 + static_cast<std::uint64_t>(tid));
+  const bool prefilter = (tid % 2) == 0;  // like the runtime: looks_empty() -> request_split()
+  unsigned fails = 0;
+  while (!stop.load(std::memory_order_acquire)) {
+    if (prefilter && d.looks_empty()) {
+      d.request_split();
+      backoff(fails);
+      continue;
+    }
+    entry e = none;
+    if (locked) {
+      if (!d.try_lock_steal()) {
+        backoff(fails);
+        continue;
+      }
+      e = d.steal();
+      if (e != none) {
+        // Widen the window between winning the entry and finishing the bookkeeping.
+        if (rng.below(32) == 0) {
+          std::this_thread::yield();
+        } else {
+          for (int i = static_cast<int>(rng.below(8)); i > 0; --i) slaw::core::cpu_relax();
+        }
+        std::uint64_t id = dec(e);
+        if (id >= 1 && id < id_cap) stolen_by[id] = static_cast<std::uint8_t>(tid + 1);
+      }
+      d.unlock_steal();
+    } else {
+      e = d.steal();
+    }
+    if (e != none) {
+      out.push_back(e);
+      fails = 0;
+    } else {
+      backoff(fails);
+    }
+  }
+}
+
+// The owner's view: `model` holds, oldest first, every value it pushed and has not taken itself.
+// Thieves remove a prefix of it, so any value the owner obtains must be model.back(); when the owner
+// finds the deque empty, every remaining model entry must have been stolen.
+struct owner_state {
+  split_deque& d;
+  failures& fail;
+  bool locked;
+  std::uint8_t* stolen_by;  // only read in the locked variant, after wait_for_thieves()
+  std::deque<entry> model;
+  std::vector<entry> taken;
+  std::uint64_t next_id = 1;
+  xorshift rng;
+  // statistics
+  std::uint64_t pushes = 0, pops_got = 0, empties = 0, completions_fast = 0, completions_got = 0,
+                completions_stolen = 0, completions_not_mine = 0, shared_reclaims = 0, expose_calls = 0;
+
+  owner_state(split_deque& dq, failures& f, bool lk, std::uint8_t* sb, std::uint64_t seed)
+      : d(dq), fail(f), locked(lk), stolen_by(sb), rng(seed) {}
+
+  entry push_new() {
+    entry v = enc(next_id++);
+    d.push(v);
+    model.push_back(v);
+    ++pushes;
+    return v;
+  }
+  void took(entry v, const char* how) {
+    if (model.empty() || v != model.back()) {
+      fail.add(std::string(how) + ": got id " + std::to_string(dec(v)) + " (raw " + std::to_string(v) +
+               "), expected " + (model.empty() ? std::string("nothing") : std::to_string(dec(model.back()))));
+      // Resynchronise so one error does not cascade.
+      auto it = std::find(model.begin(), model.end(), v);
+      if (it != model.end()) model.erase(it, model.end());
+    } else {
+      model.pop_back();
+    }
+    taken.push_back(v);
+  }
+  // The owner observed an empty deque (pop() returned none or pop_shared reported stolen).
+  void all_stolen(const char* how) {
+    ++empties;
+    if (locked) {
+      d.wait_for_thieves();
+      for (entry v : model) {
+        std::uint64_t id = dec(v);
+        if (stolen_by[id] == 0) {
+          fail.add(std::string(how) + ": id " + std::to_string(id) +
+                   " reported stolen but the thief's bookkeeping is not visible after wait_for_thieves()");
+          break;
+        }
+      }
+    }
+    model.clear();
+  }
+  void pop_once() {
+    entry v = d.pop();
+    if (v != none) {
+      ++pops_got;
+      took(v, "pop");
+    } else {
+      all_stolen("pop");
+    }
+  }
+  // The runtime's completion path for the frame whose entry is `x`. `x_is_newest` says whether x is
+  // the owner's newest untaken value (then got/stolen are the only acceptable outcomes).
+  void complete(entry x) {
+    const bool newest = !model.empty() && model.back() == x;
+    if (d.private_bottom_is(x)) {
+      ++completions_fast;
+      d.drop_private_bottom();
+      if (!newest) fail.add("private_bottom_is accepted id " + std::to_string(dec(x)) + " that is not the newest");
+      took(x, "drop_private_bottom");
+      return;
+    }
+    if (!d.private_empty()) {
+      if (newest) fail.add("newest entry is private but private_bottom_is denies it");
+      return;
+    }
+    entry out = none;
+    switch (d.pop_shared(x, out)) {
+      case shared_pop::got:
+        ++completions_got;
+        if (out != x) fail.add("pop_shared(expect) returned got with a different value");
+        if (!newest) fail.add("pop_shared(expect) returned got for an entry that is not the bottom");
+        took(out, "pop_shared(expect)");
+        break;
+      case shared_pop::stolen:
+        ++completions_stolen;
+        all_stolen("pop_shared(expect)");
+        break;
+      case shared_pop::not_mine:
+        ++completions_not_mine;
+        if (newest) fail.add("pop_shared(expect) said not_mine for the bottom entry");
+        break;
+    }
+  }
+  // detach_bottom() of the runtime: take the bottom entry, whatever it is.
+  void take_bottom_explicitly() {
+    if (!d.private_empty()) {
+      pop_once();
+      return;
+    }
+    entry out = none;
+    switch (d.pop_shared(none, out)) {
+      case shared_pop::got:
+        ++shared_reclaims;
+        took(out, "pop_shared(none)");
+        break;
+      case shared_pop::stolen:
+        all_stolen("pop_shared(none)");
+        break;
+      case shared_pop::not_mine:
+        fail.add("pop_shared(none) returned not_mine");
+        break;
+    }
+  }
+  void check_size() {
+    std::uint32_t sz = d.refresh_size();
+    if (sz > model.size())
+      fail.add("refresh_size() " + std::to_string(sz) + " exceeds the untaken count " + std::to_string(model.size()));
+  }
+  void drain() {
+    for (entry v; (v = d.pop()) != none;) took(v, "final drain");
+    all_stolen("final drain");
+    if (d.steal() != none) fail.add("steal() found an entry after the owner drained the deque");
+    if (!d.looks_empty() || d.refresh_size() != 0) fail.add("deque not empty after drain");
+  }
+};
+
+// Checks that every id in 1..max_id was taken exactly once and nothing else was returned.
+void check_exactly_once(std::uint64_t max_id, const std::vector<const std::vector<entry>*>& lists, failures& fail) {
+  std::vector<std::uint8_t> seen(max_id + 1, 0);
+  for (const auto* l : lists) {
+    for (entry e : *l) {
+      std::uint64_t id = dec(e);
+      if (e == none || id == 0 || id > max_id || e != enc(id)) {
+        fail.add("taken value " + std::to_string(e) + " was never pushed");
+        continue;
+      }
+      if (seen[id]++ != 0) fail.add("id " + std::to_string(id) + " taken more than once");
+    }
+  }
+  std::uint64_t missing = 0;
+  for (std::uint64_t id = 1; id <= max_id; ++id) {
+    if (seen[id] == 0 && ++missing <= 3) fail.add("id " + std::to_string(id) + " was pushed but never taken");
+  }
+  if (missing > 3) fail.add(std::to_string(missing) + " ids missing in total");
+}
+
+struct round_result {
+  std::uint64_t pushed = 0, stolen = 0, owner = 0, owner_tail_takes = 0, empties = 0, fast = 0, c_got = 0,
+                c_stolen = 0, c_not_mine = 0, reclaims = 0;
+  void operator+=(const round_result& r) {
+    pushed += r.pushed;
+    stolen += r.stolen;
+    owner += r.owner;
+    owner_tail_takes += r.owner_tail_takes;
+    empties += r.empties;
+    fast += r.fast;
+    c_got += r.c_got;
+    c_stolen += r.c_stolen;
+    c_not_mine += r.c_not_mine;
+    reclaims += r.reclaims;
+  }
+  void print(int rounds, double secs) const {
+    tot.print(rounds, secs);
+  // The test is only meaningful if the thieves really competed with the owner.
+  EXPECT_GT(tot.stolen, 0u);
+  EXPECT_GT(tot.empties, 0u);
+}
+
+// Owner: a work-first spawn tree like the runtime's. Spawning child C pushes C's entry, runs C (which
+// may spawn, push bursts of plain tasks and pop them back, or detach the bottom entry like
+// detach_bottom() and push a tagged replacement), then completes C: private_bottom_is/drop, else
+// pop_shared(C) -> got / stolen (+ wait_for_thieves, then read the thieves' bookkeeping) / not_mine.
+// Thieves: try_lock_steal/steal/unlock_steal with a non-atomic write of the bookkeeping.
+TEST(SplitDequeStress, CompletionPathWithStealLock) {
+  const std::uint64_t target_pushes = scaled(300000, 15000);
+  const std::uint64_t id_cap = target_pushes + 20000;  // bursts/tags may overshoot a little
+  const int rounds = 6;
+  round_result tot;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int round = 0; round < rounds; ++round) {
+    const std::uint64_t seed = 0xBADC0DEu + static_cast<std::uint64_t>(round) * 104729u;
+    SCOPED_TRACE("round=" + std::to_string(round) + " seed=" + std::to_string(seed));
+    failures fail;
+    round_result r = run_round(seed, round % 2 == 0 ? 1u : 2u, /*locked=*/true, id_cap, fail, [&](owner_state& s) {
+      // Recursive spawn tree; returns when the push budget is used up.
+      auto node = [&](auto& self, int depth) -> void {
+        const int max_depth = 14;
+        int children = depth >= max_depth ? 0 : static_cast<int>(s.rng.below(depth < 3 ? 5 : 3));
+        for (int c = 0; c < children && s.next_id < target_pushes; ++c) {
+          entry me = s.push_new();
+          // Inside the child, before it spawns: sometimes extra local work.
+          switch (s.rng.below(24)) {
+            case 0: {  // a burst of plain tasks pushed then popped back (forces growth)
+              std::uint64_t n = 1 + s.rng.below(s.rng.chance(10) ? 3000 : 100), pushed = 0;
+              for (; pushed < n && s.next_id < id_cap - 1; ++pushed) s.push_new();
+              for (std::uint64_t i = 0; i < pushed; ++i) s.pop_once();
+              break;
+            }
+            case 1: {  // detach_bottom(): take the bottom entry, push a tagged replacement
+              entry before = s.model.empty() ? none : s.model.back();
+              const std::size_t taken_before = s.taken.size();
+              s.take_bottom_explicitly();
+              if (s.taken.size() != taken_before && s.taken.back() == before && s.next_id < id_cap - 1)
+                s.push_new();  // the tagged parent entry (a fresh id stands for it)
+              break;
+            }
+            case 2:
+              s.d.expose();
+              break;
+            default:
+              break;
+          }
+          self(self, depth + 1);
+          s.complete(me);
+          if (!s.model.empty() && s.model.back() != me && s.rng.chance(50)) {
+            // The child was detached; the scheduler takes its own work (the tagged entry) next.
+            s.pop_once();
+          }
+          if (s.rng.below(64) == 0) s.check_size();
+        }
+      };
+      while (s.next_id < target_pushes) {
+        node(node, 0);
+        // Whatever the tree left behind (tagged entries), the scheduler pops it.
+        while (!s.model.empty()) s.pop_once();
+      }
+    });
+    EXPECT_EQ(fail.count, 0u) << fail.text();
+    tot += r;
+    if (fail.count) break;
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("[ stats    ] %d rounds, %.2fs: pushed %llu, stolen %llu, owner took %llu (%llu via tail), "
+              "found empty %llu times, shared reclaims %llu, completions fast/got/stolen/not_mine %llu/%llu/%llu/%llu\n",
+              rounds, secs, (unsigned long long)tot.pushed, (unsigned long long)tot.stolen,
+              (unsigned long long)tot.owner, (unsigned long long)tot.owner_tail_takes, (unsigned long long)tot.empties,
+              (unsigned long long)tot.reclaims, (unsigned long long)tot.fast, (unsigned long long)tot.c_got,
+              (unsigned long long)tot.c_stolen, (unsigned long long)tot.c_not_mine);
+  EXPECT_GT(tot.stolen, 0u);
+  EXPECT_GT(tot.c_stolen, 0u) << "the stolen completion path (wait_for_thieves) was never exercised";
+  EXPECT_GT(tot.c_got, 0u) << "the shared-region completion path was never exercised";
+}
+
+}  // namespace
