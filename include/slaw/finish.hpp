@@ -75,7 +75,7 @@ struct end_finish_awaiter {
   void await_resume() const {
     scope->ended_ = true;
     scope->frame_->cur = scope->node_.parent;
-    if (scope->node_.has_exception()) [[unlikely]] std::rethrow_exception(scope->node_.exc);
+    if (scope->node_.has_exception()) [[unlikely]] std::rethrow_exception(scope->node_.take_exception());
   }
 };
 inline end_finish_awaiter transform(core::promise_base&, end_finish_op op, transform_tag) noexcept {
@@ -112,10 +112,15 @@ struct finish_awaiter {
     return h;
   }
   void await_resume() {
-    std::exception_ptr e = h.promise().exc;
+    std::exception_ptr* body_exc = h.promise().exc;
     h.destroy();
-    if (e) std::rethrow_exception(e);
-    if (node.has_exception()) std::rethrow_exception(node.exc);
+    std::exception_ptr children = node.has_exception() ? node.take_exception() : nullptr;
+    if (body_exc) {  // the body's own exception wins over its children's
+      std::exception_ptr e = std::move(*body_exc);
+      delete body_exc;
+      std::rethrow_exception(e);
+    }
+    if (children) std::rethrow_exception(children);
   }
 };
 

@@ -19,7 +19,7 @@ struct worker_stats {
   std::uint64_t max_wf_depth = 0, max_fresh = 0;
   std::uint64_t parks = 0, wakes = 0;
   std::int64_t frame_bytes_live = 0, frame_bytes_peak = 0;
-  std::uint64_t frame_bytes_total = 0, frame_chunk_bytes = 0;
+  std::uint64_t frame_chunk_bytes = 0;
   std::string policy;  // the worker's current ADP policy: "wf" or "hf"
 };
 

@@ -58,7 +58,10 @@ struct promise_storage<void> {
 
 template <class T>
 struct promise : core::promise_base, promise_storage<T> {
-  promise() noexcept { this->self = std::coroutine_handle<promise>::from_promise(*this); }
+  promise() noexcept {
+    this->self = std::coroutine_handle<promise>::from_promise(*this);
+    this->exc = nullptr;
+  }
 
   static void* operator new(std::size_t n) { return core::frame_alloc(n); }
   static void operator delete(void* p, std::size_t n) noexcept { core::frame_free(p, n); }
@@ -68,7 +71,7 @@ struct promise : core::promise_base, promise_storage<T> {
   final_awaiter<T> final_suspend() const noexcept { return {}; }
   void unhandled_exception() noexcept {
     if (kind == core::task_kind::spawned) join->stash(std::current_exception());
-    else exc = std::current_exception();
+    else exc = new std::exception_ptr(std::current_exception());
   }
 
   template <class A>
@@ -116,7 +119,11 @@ struct call_awaiter {
       ~destroy_guard() { h.destroy(); }
     } guard{callee};
     promise<T>& c = callee.promise();
-    if (c.exc) [[unlikely]] std::rethrow_exception(c.exc);
+    if (c.exc) [[unlikely]] {
+      std::exception_ptr e = std::move(*c.exc);
+      delete c.exc;
+      std::rethrow_exception(e);
+    }
     if constexpr (!std::is_void_v<T>) {
       T v = std::move(c.value);
       c.value.~T();

@@ -14,6 +14,7 @@ std::coroutine_handle<> end_body(core::promise_base& body) noexcept {
 
 void finish_scope::abandon() noexcept {
   core::tls_worker->help_until_body_only(&node_);
+  (void)node_.take_exception();  // dropped: an exception is already propagating, or the scope was left early
   ended_ = true;
   frame_->cur = node_.parent;
 }

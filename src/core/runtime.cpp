@@ -95,7 +95,7 @@ void runtime::run_root_erased(core::promise_base* root) {
   impl_->inject(root);
   while (ew.done.load(std::memory_order_acquire) == 0) core::futex_wait(&ew.done, 0, -1);
   impl_->active_runs.fetch_sub(1, std::memory_order_acq_rel);
-  if (rf.has_exception()) std::rethrow_exception(rf.exc);
+  if (rf.has_exception()) std::rethrow_exception(rf.take_exception());
 }
 
 runtime_stats runtime::stats() const {
@@ -121,7 +121,6 @@ runtime_stats runtime::stats() const {
     const auto& fs = w->allocator()->stats();
     ws.frame_bytes_live = fs.live.load(std::memory_order_relaxed);
     ws.frame_bytes_peak = fs.peak.load(std::memory_order_relaxed);
-    ws.frame_bytes_total = fs.total.load(std::memory_order_relaxed);
     ws.frame_chunk_bytes = fs.chunk_bytes.load(std::memory_order_relaxed);
     ws.policy = w->current_policy() == policy::spawn_policy::wf ? "wf" : "hf";
     s.workers.push_back(ws);

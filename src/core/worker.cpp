@@ -53,12 +53,16 @@ std::coroutine_handle<> worker::complete_spawned_slow(promise_base* p) noexcept 
         return par->self;
       }
       case split_deque::shared_pop::stolen:
-        pre_.wait_for_thieves();  // the thief counts us in our finish before we end our unit
-        break;
       case split_deque::shared_pop::not_mine:
         break;
     }
   }
+  // A thief that took an entry from this deque counts the detached child while it holds the steal
+  // lock. Our entry may have been taken by such a thief, also long ago on this worker while our
+  // chain went on: wait until no thief is inside, so its increment happens-before our decrement.
+  // (Had our chain moved to another worker since, that move itself went through the lock or
+  // through a suspension, which waits here too.)
+  pre_.wait_for_thieves();
   sync_mirrors();
   finish_node* f = p->join;
   bool root = p->parent == nullptr;
@@ -69,16 +73,14 @@ std::coroutine_handle<> worker::complete_spawned_slow(promise_base* p) noexcept 
 }
 
 void worker::detach_bottom() noexcept {
+  pre_.wait_for_thieves();  // see complete_spawned_slow: in-flight thief increments come first
   split_deque::entry e = split_deque::none;
   if (!pre_.private_empty()) {
     e = pre_.pop();
   } else {
-    switch (pre_.pop_shared(split_deque::none, e)) {
-      case split_deque::shared_pop::stolen:
-        pre_.wait_for_thieves();
-        return;
-      default:
-        break;
+    if (pre_.pop_shared(split_deque::none, e) == split_deque::shared_pop::stolen) {
+      pre_.wait_for_thieves();  // a thief that emptied the deque may still be counting
+      return;
     }
   }
   if (e == split_deque::none) return;

@@ -29,7 +29,6 @@ worker_stats sum_stats(const std::vector<worker_stats>& ws) {
     t.wakes += w.wakes;
     t.frame_bytes_live += w.frame_bytes_live;
     t.frame_bytes_peak += w.frame_bytes_peak;
-    t.frame_bytes_total += w.frame_bytes_total;
     t.frame_chunk_bytes += w.frame_chunk_bytes;
   }
   return t;
@@ -45,7 +44,7 @@ void put(std::ostringstream& o, const worker_stats& w, bool with_policy) {
     << ",\"policy_switches\":" << w.policy_switches << ",\"max_wf_depth\":" << w.max_wf_depth
     << ",\"max_fresh\":" << w.max_fresh << ",\"parks\":" << w.parks << ",\"wakes\":" << w.wakes
     << ",\"frame_bytes_live\":" << w.frame_bytes_live << ",\"frame_bytes_peak\":" << w.frame_bytes_peak
-    << ",\"frame_bytes_total\":" << w.frame_bytes_total << ",\"frame_chunk_bytes\":" << w.frame_chunk_bytes;
+    << ",\"frame_chunk_bytes\":" << w.frame_chunk_bytes;
   if (with_policy) o << ",\"policy\":\"" << w.policy << "\"";
   o << "}";
 }

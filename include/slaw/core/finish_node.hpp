@@ -37,19 +37,28 @@ struct finish_node {
   finish_node* parent;
   std::coroutine_handle<> waiter;
   external_waiter* external;  // non-null for a root finish: completion wakes a thread
-  std::exception_ptr exc;
+  std::exception_ptr* exc;  // set by the first unit that throws (allocated then; owned by the waiter)
   std::uint32_t depth;  // sync-tree depth (root = 0)
 
   void open(finish_node* p) noexcept {
     parent = p;
     depth = p ? p->depth + 1 : 0;
     external = nullptr;
+    exc = nullptr;
     count.store(1, std::memory_order_relaxed);
   }
   bool only_body_left() const noexcept { return count.load(std::memory_order_acquire) == 1; }
   void add_unit() noexcept { count.fetch_add(1, std::memory_order_relaxed); }
   void stash(std::exception_ptr e) noexcept {
-    if (!(count.fetch_or(exc_bit, std::memory_order_acq_rel) & exc_bit)) exc = std::move(e);
+    if (!(count.fetch_or(exc_bit, std::memory_order_acq_rel) & exc_bit)) exc = new std::exception_ptr(std::move(e));
+  }
+  // For the waiter, after the finish completed: the stashed exception (if any), releasing it.
+  std::exception_ptr take_exception() noexcept {
+    if (!exc) return nullptr;
+    std::exception_ptr e = std::move(*exc);
+    delete exc;
+    exc = nullptr;
+    return e;
   }
   bool has_exception() const noexcept { return count.load(std::memory_order_relaxed) & exc_bit; }
   // Ends one counted unit; returns the handle to transfer to (the waiter if this was the last unit).

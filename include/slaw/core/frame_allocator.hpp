@@ -10,8 +10,8 @@
 // them back, so a chunk's owner pointer always names a live allocator and frames may outlive the
 // runtime that made them. Threads that are not workers use the shared `global` allocator (mutex).
 //
-// Accounting (owner-written, read racily by stats): live frame bytes of this allocator's blocks, the
-// peak, bytes ever allocated, and chunk bytes held.
+// Accounting (owner-written, read racily by stats): live frame bytes of this allocator's blocks, their
+// peak, and the chunk bytes held.
 #pragma once
 
 #include <atomic>
@@ -47,7 +47,6 @@ inline chunk_header* header_of(void* p) noexcept {
 struct frame_stats {
   std::atomic<std::int64_t> live{0};
   std::atomic<std::int64_t> peak{0};
-  std::atomic<std::uint64_t> total{0};
   std::atomic<std::uint64_t> chunk_bytes{0};
 };
 
@@ -93,8 +92,7 @@ class frame_allocator {
   void account_alloc(std::size_t n) noexcept {
     std::int64_t l = stats_.live.load(std::memory_order_relaxed) + static_cast<std::int64_t>(n);
     stats_.live.store(l, std::memory_order_relaxed);
-    if (l > stats_.peak.load(std::memory_order_relaxed)) stats_.peak.store(l, std::memory_order_relaxed);
-    stats_.total.store(stats_.total.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    if (l > stats_.peak.load(std::memory_order_relaxed)) [[unlikely]] stats_.peak.store(l, std::memory_order_relaxed);
   }
   void account_free(std::size_t n) noexcept {
     stats_.live.store(stats_.live.load(std::memory_order_relaxed) - static_cast<std::int64_t>(n),

@@ -34,7 +34,7 @@ struct promise_base {
   promise_base* parent;  // called: the caller; work-first spawned: the parent to resume; body: the opener
   finish_node* join;     // spawned: the IEF this task ends its unit in; body: the finish it is the body of
   finish_node* cur;      // innermost open finish of the code running in this frame
-  std::exception_ptr exc;  // called/body tasks: rethrown in the awaiting frame
+  std::exception_ptr* exc;  // called/body tasks: rethrown in the awaiting frame (allocated when thrown)
   task_kind kind;
 };
 
