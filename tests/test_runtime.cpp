@@ -254,7 +254,9 @@ TEST(Runtime, RunFromOwnWorkerIsRejected) {
 TEST(Runtime, CreateAndDestroyRepeatedly) {
   for (int i = 0; i < 50; ++i) {
     slaw::runtime rt(make_cfg(1 + i % 4, slaw::policy::mode::dyn));
-    if (i % 2) EXPECT_EQ(rt.run(fib(10)), 55);
+    if (i % 2) {
+      EXPECT_EQ(rt.run(fib(10)), 55);
+    }
   }
 }
 

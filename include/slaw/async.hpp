@@ -50,6 +50,7 @@ struct spawn_awaiter {
     child->cur = f;
     child->parent = parent;
     if (w->choose(clause) == policy::spawn_policy::hf) {
+      child->kind = core::task_kind::queued;
       f->add_unit();
       w->push_fresh(child);
       return true;

@@ -70,7 +70,7 @@ struct promise : core::promise_base, promise_storage<T> {
   std::suspend_always initial_suspend() const noexcept { return {}; }
   final_awaiter<T> final_suspend() const noexcept { return {}; }
   void unhandled_exception() noexcept {
-    if (kind == core::task_kind::spawned) join->stash(std::current_exception());
+    if (static_cast<unsigned>(kind) & 1) join->stash(std::current_exception());
     else exc = new std::exception_ptr(std::current_exception());
   }
 
@@ -87,14 +87,10 @@ std::coroutine_handle<> end_body(core::promise_base& body) noexcept;
 template <class T>
 std::coroutine_handle<> final_awaiter<T>::await_suspend(std::coroutine_handle<promise<T>> h) noexcept {
   core::promise_base& p = h.promise();
-  switch (p.kind) {
-    case core::task_kind::called:
-      return p.parent->self;
-    case core::task_kind::spawned:
-      return core::tls_worker->complete_spawned(&p);
-    default:
-      return end_body(p);
-  }
+  if (p.kind == core::task_kind::called) return p.parent->self;
+  if (p.kind == core::task_kind::spawned) return core::tls_worker->complete_spawned(&p);
+  if (p.kind == core::task_kind::queued) return core::tls_worker->complete_queued(&p);
+  return end_body(p);
 }
 
 // Sequential call: the callee shares the caller's unit and its innermost finish.

@@ -87,7 +87,7 @@ void runtime::run_root_erased(core::promise_base* root) {
   rf.open(nullptr);  // count 1: the root task
   core::external_waiter ew;
   rf.external = &ew;
-  root->kind = core::task_kind::spawned;
+  root->kind = core::task_kind::queued;
   root->join = &rf;
   root->cur = &rf;
   root->parent = nullptr;

@@ -72,6 +72,16 @@ std::coroutine_handle<> worker::complete_spawned_slow(promise_base* p) noexcept 
   return next;
 }
 
+std::coroutine_handle<> worker::complete_queued(promise_base* p) noexcept {
+  sync_mirrors();
+  finish_node* f = p->join;
+  bool root = p->parent == nullptr;
+  p->self.destroy();
+  std::coroutine_handle<> next = f->arrive();
+  if (is_noop(next) && !root) c_.context_switches.bump();
+  return next;
+}
+
 void worker::detach_bottom() noexcept {
   pre_.wait_for_thieves();  // see complete_spawned_slow: in-flight thief increments come first
   split_deque::entry e = split_deque::none;

@@ -26,7 +26,10 @@ namespace slaw::core {
 
 class runtime_impl;
 
-enum class task_kind : std::uint8_t { called, spawned, body };
+// called: sequential call; spawned: work-first child (may own a preempted entry); queued: help-first
+// child or root task (counted in its finish when spawned, never has an entry); body: a finish's body.
+// Bit 0 set: the task ends a unit of its own finish (`join`).
+enum class task_kind : std::uint8_t { called = 0, spawned = 1, body = 2, queued = 3 };
 
 // The part of every task's promise the runtime works with.
 struct promise_base {
@@ -91,6 +94,8 @@ class worker {
     }
     return complete_spawned_slow(p);
   }
+  // A help-first child or root task ended: end its unit (it was counted when it was spawned).
+  std::coroutine_handle<> complete_queued(promise_base* p) noexcept;
 
   // The chain running on this worker is about to suspend (or wait): detach its innermost work-first
   // child so that no untagged entry of it stays behind (keeps W1). Call before releasing any unit.
