@@ -15,7 +15,7 @@ all: build
 
 # Installs missing Debian packages (idempotent: does nothing when all are present).
 deps:
-	missing=""
+	@missing=""
 	for p in $(TEST_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done
 	if [ -n "$$missing" ]; then
 	  if [ "$$(id -u)" != 0 ]; then echo "make deps: need root to install:$$missing" >&2; exit 1; fi
@@ -24,16 +24,16 @@ deps:
 	fi
 
 build: deps
-	cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(CXX_GCC) -DSLAW_BUILD_TESTS=ON
+	@cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(CXX_GCC) -DSLAW_BUILD_TESTS=ON
 	cmake --build build -j $(JOBS)
 
 test: build
-	(cd build && SLAW_TEST_SCALE=$${SLAW_TEST_SCALE:-20} ctest -j $(JOBS) --output-on-failure)
+	@(cd build && ctest -j $(JOBS) --output-on-failure)
 	$(MAKE) --no-print-directory examples-check BUILD=build
 
 # Every example is correct under wf, hf and dyn with 1, 2 and 8 workers.
 examples-check:
-	for p in wf hf dyn; do for w in 1 2 8; do
+	@for p in wf hf dyn; do for w in 1 2 8; do
 	  SLAW_POLICY=$$p SLAW_WORKERS=$$w $(BUILD)/examples/fib 25 >/dev/null
 	  SLAW_POLICY=$$p SLAW_WORKERS=$$w $(BUILD)/examples/spawn_loop 100000 >/dev/null
 	  SLAW_POLICY=$$p SLAW_WORKERS=$$w $(BUILD)/examples/pdfs 200 >/dev/null
@@ -41,24 +41,24 @@ examples-check:
 	echo "examples: 27 passed, 0 failed"
 
 test-clang: deps
-	cmake -S . -B build-clang -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_BUILD_TESTS=ON
+	@cmake -S . -B build-clang -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_BUILD_TESTS=ON
 	cmake --build build-clang -j $(JOBS)
-	(cd build-clang && SLAW_TEST_SCALE=10 ctest -j $(JOBS) --output-on-failure)
+	(cd build-clang && ctest -j $(JOBS) --output-on-failure)
 
 tsan: deps
-	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_SANITIZE=thread
+	@cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_SANITIZE=thread
 	cmake --build build-tsan -j $(JOBS)
-	(cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 SLAW_TEST_SCALE=2 \
+	(cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 SLAW_TEST_SCALE=0.2 \
 	  ctest -j $(JOBS) --output-on-failure -R 'SplitDeque|FinishRandom|Runtime')
 
 asan: deps
-	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_SANITIZE=address
+	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_SANITIZE=address
 	cmake --build build-asan -j $(JOBS)
-	(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 SLAW_TEST_SCALE=2 \
+	(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 SLAW_TEST_SCALE=0.2 \
 	  ctest -j $(JOBS) --output-on-failure)
 	$(MAKE) --no-print-directory examples-check BUILD=build-asan
 
 sanitize: tsan asan
 
 clean:
-	rm -rf build build-clang build-tsan build-asan
+	@rm -rf build build-clang build-tsan build-asan

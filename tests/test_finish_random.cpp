@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -119,9 +120,11 @@ struct param {
 
 class FinishRandom : public ::testing::TestWithParam<param> {};
 
-int scale() {
+// Iterations scale with SLAW_TEST_SCALE (a positive number, default 1).
+double scale() {
   const char* s = std::getenv("SLAW_TEST_SCALE");
-  return s ? std::max(1, std::atoi(s)) : 10;
+  double v = s ? std::atof(s) : 1.0;
+  return v > 0 ? v : 1.0;
 }
 
 TEST_P(FinishRandom, MatchesSequentialReference) {
@@ -133,7 +136,7 @@ TEST_P(FinishRandom, MatchesSequentialReference) {
   cfg.adp.INT = 4;
   cfg.adp.steal_threshold = 1;
   slaw::runtime rt(cfg);
-  const int iterations = 20 * scale();
+  const int iterations = std::max(10, static_cast<int>(200 * scale()));
   long total_tasks = 0;
   for (int it = 0; it < iterations; ++it) {
     ctx c;

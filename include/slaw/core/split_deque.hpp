@@ -151,7 +151,7 @@ class split_deque {
   // Upper bound on the number of entries (owner view; refreshes the tail when it matters).
   std::uint32_t size_estimate() const noexcept { return head_ - tail_cache_; }
   std::uint32_t refresh_size() noexcept {
-    tail_cache_ = tail_of(ts_.load(std::memory_order_relaxed));
+    tail_cache_ = tail_of(ts_.load(std::memory_order_acquire));
     return head_ - tail_cache_;
   }
   // Number of times the owner took its own last shared entry by advancing tail (head unchanged).
@@ -219,7 +219,8 @@ class split_deque {
   static std::uint32_t split_of(std::uint64_t w) noexcept { return static_cast<std::uint32_t>(w >> 32); }
 
   void make_room() {
-    tail_cache_ = tail_of(ts_.load(std::memory_order_relaxed));
+    // Acquire: a slot below the thieves' tail may be reused only after the thief that took it read it.
+    tail_cache_ = tail_of(ts_.load(std::memory_order_acquire));
     if (head_ - tail_cache_ < arr_->capacity()) return;
     unsigned log = 0;
     while ((std::uint32_t{1} << log) < arr_->capacity()) ++log;
