@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <cstdlib>
 #include <stdexcept>
 #include <thread>
@@ -286,4 +287,20 @@ TEST(Runtime, IsolatedExcludesOtherIsolatedBlocks) {
   EXPECT_EQ(counter, 2000);
 }
 
+}  // namespace
+
+namespace {
+struct no_default {
+  explicit no_default(int v) : v(v) {}
+  int v;
+};
+slaw::task<no_default> make_nd(int v) { co_return no_default(v); }
+slaw::task<std::unique_ptr<int>> make_ptr(int v) { co_return std::make_unique<int>(v); }
+
+TEST(Runtime, RunReturnsNonDefaultConstructibleAndMoveOnlyResults) {
+  slaw::runtime rt(make_cfg(2, slaw::policy::mode::dyn));
+  EXPECT_EQ(rt.run(make_nd(7)).v, 7);
+  EXPECT_EQ(*rt.run(make_ptr(9)), 9);
+  EXPECT_EQ(rt.run([]() -> slaw::task<int> { co_return (co_await make_nd(3)).v + *co_await make_ptr(4); }()), 7);
+}
 }  // namespace

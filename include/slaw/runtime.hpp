@@ -29,12 +29,10 @@ class runtime {
   template <class T>
   T run(task<T> t) {
     if constexpr (std::is_void_v<T>) {
-      run_root(t.release(), nullptr);
+      run_root(t.release());
     } else {
       std::optional<T> result;
-      T tmp{};
-      run_root(t.release(), &tmp);
-      result.emplace(std::move(tmp));
+      run_root(deliver(std::move(t), &result).release());
       return std::move(*result);
     }
   }
@@ -45,11 +43,14 @@ class runtime {
   void reset_stats();
 
  private:
-  template <class P>
-  void run_root(std::coroutine_handle<P> h, void* out) {
-    P& p = h.promise();
-    p.out = static_cast<decltype(p.out)>(out);
-    run_root_erased(&p);
+  // The root task of a run that returns a value: constructs the result in the caller's storage.
+  template <class T>
+  static task<> deliver(task<T> t, std::optional<T>* out) {
+    out->emplace(co_await std::move(t));
+  }
+  void run_root(std::coroutine_handle<detail::promise<void>> h) {
+    h.promise().out = nullptr;
+    run_root_erased(&h.promise());
   }
   void run_root_erased(core::promise_base* root);
   std::unique_ptr<core::runtime_impl> impl_;
