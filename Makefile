@@ -48,13 +48,13 @@ test-clang: deps
 tsan: deps
 	@cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_SANITIZE=thread
 	cmake --build build-tsan -j $(JOBS)
-	(cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 SLAW_TEST_SCALE=0.2 \
+	(cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 SLAW_TEST_SCALE=$${SLAW_TEST_SCALE_SAN:-0.2} \
 	  ctest -j $(JOBS) --output-on-failure -R 'SplitDeque|FinishRandom|Runtime')
 
 asan: deps
 	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_SANITIZE=address
 	cmake --build build-asan -j $(JOBS)
-	(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 SLAW_TEST_SCALE=0.2 \
+	(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 SLAW_TEST_SCALE=$${SLAW_TEST_SCALE_SAN:-0.2} \
 	  ctest -j $(JOBS) --output-on-failure)
 	$(MAKE) --no-print-directory examples-check BUILD=build-asan
 

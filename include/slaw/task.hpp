@@ -104,7 +104,6 @@ struct call_awaiter {
     promise<T>& c = callee.promise();
     c.kind = core::task_kind::called;
     c.parent = caller;
-    c.join = caller->cur;
     c.cur = caller->cur;
     c.out = nullptr;
     return callee;

@@ -16,6 +16,7 @@ chunk_header* new_chunk(frame_allocator* owner, std::size_t bytes, std::uint32_t
   if (!mem) throw std::bad_alloc();
   auto* h = static_cast<chunk_header*>(mem);
   h->owner = owner;
+  h->local_owner = cls < num_classes ? owner : large_chunk;
   h->size_class = cls;
   h->block_size = block;
   h->chunk_bytes = bytes;

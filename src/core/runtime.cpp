@@ -10,7 +10,8 @@ namespace slaw {
 namespace core {
 
 std::coroutine_handle<> finish_node::complete() noexcept {
-  if (external_waiter* ext = external) {
+  if (depth == 0) {
+    external_waiter* ext = external;
     ext->done.store(1, std::memory_order_release);
     futex_wake(&ext->done, 1);
     return std::noop_coroutine();
@@ -83,10 +84,9 @@ void runtime::run_root_erased(core::promise_base* root) {
     root->self.destroy();
     throw std::logic_error("slaw::runtime::run called from one of this runtime's own workers; use co_await");
   }
-  core::finish_node rf;
-  rf.open(nullptr);  // count 1: the root task
   core::external_waiter ew;
-  rf.external = &ew;
+  core::finish_node rf;
+  rf.open_root(&ew);  // count 1: the root task
   root->kind = core::task_kind::queued;
   root->join = &rf;
   root->cur = &rf;

@@ -36,15 +36,21 @@ struct finish_node {
   std::atomic<std::uint64_t> count;
   finish_node* parent;
   std::coroutine_handle<> waiter;
-  external_waiter* external;  // non-null for a root finish: completion wakes a thread
-  std::exception_ptr* exc;  // set by the first unit that throws (allocated then; owned by the waiter)
-  std::uint32_t depth;  // sync-tree depth (root = 0)
+  external_waiter* external;  // root finishes only (depth 0): completion wakes a thread
+  std::exception_ptr* exc;    // meaningful once exc_bit is set: the first unit's exception (owned by the waiter)
+  std::uint32_t depth;        // sync-tree depth: 0 for the root finish of a run, > 0 otherwise
 
+  // A finish nested in `p` (the fast path: three plain stores).
   void open(finish_node* p) noexcept {
     parent = p;
-    depth = p ? p->depth + 1 : 0;
-    external = nullptr;
-    exc = nullptr;
+    depth = p->depth + 1;
+    count.store(1, std::memory_order_relaxed);
+  }
+  // The implicit finish around a run's root task, whose completion wakes the thread in run().
+  void open_root(external_waiter* w) noexcept {
+    parent = nullptr;
+    depth = 0;
+    external = w;
     count.store(1, std::memory_order_relaxed);
   }
   bool only_body_left() const noexcept { return count.load(std::memory_order_acquire) == 1; }
@@ -54,10 +60,10 @@ struct finish_node {
   }
   // For the waiter, after the finish completed: the stashed exception (if any), releasing it.
   std::exception_ptr take_exception() noexcept {
-    if (!exc) return nullptr;
+    if (!has_exception()) return nullptr;
+    count.fetch_and(~exc_bit, std::memory_order_relaxed);
     std::exception_ptr e = std::move(*exc);
     delete exc;
-    exc = nullptr;
     return e;
   }
   bool has_exception() const noexcept { return count.load(std::memory_order_relaxed) & exc_bit; }

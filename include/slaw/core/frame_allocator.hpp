@@ -28,6 +28,7 @@ inline constexpr std::size_t max_small = 4096;
 inline constexpr unsigned num_classes = 32 + 28;  // 16-byte steps to 512, 128-byte steps to 4096
 
 struct alignas(64) chunk_header {
+  frame_allocator* local_owner;  // == owner for size-class chunks; `large_chunk` otherwise (one compare on free)
   frame_allocator* owner;
   std::uint32_t size_class;  // num_classes for a large chunk
   std::uint32_t block_size;
@@ -39,6 +40,8 @@ constexpr unsigned size_class_of(std::size_t n) noexcept {
   return n <= 512 ? static_cast<unsigned>((n + 15) / 16 - (n != 0)) : 32 + static_cast<unsigned>((n - 512 + 127) / 128) - 1;
 }
 constexpr std::size_t class_block_size(unsigned c) noexcept { return c < 32 ? (c + 1) * 16 : 512 + (c - 31) * 128; }
+
+inline frame_allocator* const large_chunk = reinterpret_cast<frame_allocator*>(std::uintptr_t{1});
 
 inline chunk_header* header_of(void* p) noexcept {
   return reinterpret_cast<chunk_header*>(reinterpret_cast<std::uintptr_t>(p) & ~(chunk_size - 1));
@@ -124,7 +127,7 @@ inline void* frame_alloc(std::size_t n) {
 
 inline void frame_free(void* p, std::size_t n) noexcept {
   chunk_header* h = header_of(p);
-  if (h->owner == tls_allocator && h->size_class < num_classes) [[likely]] {
+  if (h->local_owner == tls_allocator) [[likely]] {  // never equal for large chunks or on non-worker threads
     h->owner->deallocate_local(p, n, h->size_class);
     return;
   }

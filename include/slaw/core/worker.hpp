@@ -35,7 +35,7 @@ enum class task_kind : std::uint8_t { called = 0, spawned = 1, body = 2, queued 
 struct promise_base {
   std::coroutine_handle<> self;
   promise_base* parent;  // called: the caller; work-first spawned: the parent to resume; body: the opener
-  finish_node* join;     // spawned: the IEF this task ends its unit in; body: the finish it is the body of
+  finish_node* join;     // spawned/queued: the IEF this task ends its unit in; body: its finish; called: unused
   finish_node* cur;      // innermost open finish of the code running in this frame
   std::exception_ptr* exc;  // called/body tasks: rethrown in the awaiting frame (allocated when thrown)
   task_kind kind;
