@@ -7,9 +7,10 @@ SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 CXX_GCC ?= g++
 CXX_CLANG ?= clang++-19
-TEST_PACKAGES := build-essential cmake ninja-build libgtest-dev libgmock-dev clang-19 libclang-rt-19-dev
+TEST_PACKAGES := build-essential cmake ninja-build libgtest-dev libgmock-dev clang-19 libclang-rt-19-dev \
+  libtbb-dev libomp-19-dev libssl-dev python3 python3-matplotlib valgrind
 
-.PHONY: all deps build test test-clang sanitize tsan asan clean examples-check
+.PHONY: all deps build test test-clang sanitize tsan asan clean examples-check bench
 
 all: build
 
@@ -46,13 +47,13 @@ test-clang: deps
 	(cd build-clang && ctest -j $(JOBS) --output-on-failure)
 
 tsan: deps
-	@cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_SANITIZE=thread
+	@cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_SANITIZE=thread -DSLAW_BUILD_BENCH=OFF
 	cmake --build build-tsan -j $(JOBS)
 	(cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 SLAW_TEST_SCALE=$${SLAW_TEST_SCALE_SAN:-0.2} \
 	  ctest -j $(JOBS) --output-on-failure -R 'SplitDeque|FinishRandom|Runtime')
 
 asan: deps
-	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_SANITIZE=address
+	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_SANITIZE=address -DSLAW_BUILD_BENCH=OFF
 	cmake --build build-asan -j $(JOBS)
 	(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 SLAW_TEST_SCALE=$${SLAW_TEST_SCALE_SAN:-0.2} \
 	  ctest -j $(JOBS) --output-on-failure)
@@ -60,5 +61,17 @@ asan: deps
 
 sanitize: tsan asan
 
+# The benchmark comparison (the README's main command): Release build with clang-19, the default suite at
+# 1 and 2 workers, every variant alternating, median of BENCH_REPS repetitions; prints the table and
+# writes bench/results/latest.{json,md} and plots.
+BENCH_REPS ?= 5
+BENCH_ARGS ?= --size default --workers 1,2
+bench: deps
+	@cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_BUILD_TESTS=OFF
+	cmake --build build-bench -j $(JOBS) --target slaw-bench
+	mkdir -p bench/results
+	build-bench/bin/slaw-bench $(BENCH_ARGS) --reps $(BENCH_REPS) --json bench/results/latest.json
+	/usr/bin/python3 bench/report.py bench/results/latest.json --md bench/results/latest.md --plots bench/results
+
 clean:
-	@rm -rf build build-clang build-tsan build-asan
+	@rm -rf build build-clang build-tsan build-asan build-bench

@@ -1,0 +1,80 @@
+// The benchmark interface of slaw-bench. Each benchmark lives in bench/kernels/NAME.cpp and registers
+// itself with SLAW_BENCHMARK. One `instance` is one benchmark at one parameter set: it is prepared once
+// (inputs built, not timed), then run many times by the driver, each run preceded by `reset()` and
+// followed by `check()`, the correctness oracle, which must pass for every run of every variant.
+//
+// Variants: the serial elision (same algorithm, no runtime), slaw (the driver passes a runtime whose
+// policy is wf, hf or dyn), oneTBB (`task_group`, run inside a task_arena of the requested size) and
+// OpenMP (`task`/`taskwait` inside `parallel` + `single`, with omp_set_num_threads already called).
+// All variants use the same algorithm and the same cut-offs.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "slaw/slaw.hpp"
+
+namespace slawbench {
+
+// A bad benchmark argument: the message names the argument and the accepted values.
+class bench_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Benchmark parameters, KEY=VALUE. Getters throw bench_error for a missing or malformed value.
+class params {
+ public:
+  params() = default;
+  explicit params(std::map<std::string, std::string> kv) : kv_(std::move(kv)) {}
+  std::int64_t integer(const std::string& key, std::int64_t lo, std::int64_t hi) const;
+  double real(const std::string& key, double lo, double hi) const;
+  const std::string& text(const std::string& key) const;
+  const std::map<std::string, std::string>& all() const { return kv_; }
+  void set(const std::string& k, const std::string& v) { kv_[k] = v; }
+
+ private:
+  std::map<std::string, std::string> kv_;
+};
+
+struct outcome {
+  bool ok;
+  std::string detail;  // what was checked, or what was wrong
+};
+
+class instance {
+ public:
+  virtual ~instance() = default;
+  virtual void reset() {}  // restore the inputs a run modifies (not timed)
+  virtual void run_serial() = 0;
+  virtual void run_slaw(slaw::runtime& rt) = 0;
+  virtual bool has_tbb() const { return false; }
+  virtual void run_tbb(unsigned /*workers*/) {}
+  virtual bool has_omp() const { return false; }
+  virtual void run_omp(unsigned /*workers*/) {}
+  virtual outcome check() = 0;  // the oracle for the last run
+};
+
+struct benchmark {
+  std::string name;
+  std::string what;  // one line: what it stresses
+  // Parameter sets for --size test | default | large; the keys are the benchmark's parameters.
+  std::map<std::string, std::string> size_test, size_default, size_large;
+  std::function<std::unique_ptr<instance>(const params&)> make;
+};
+
+int register_benchmark(benchmark b);
+const std::vector<benchmark>& registry();
+
+#define SLAW_BENCH_CONCAT2(a, b) a##b
+#define SLAW_BENCH_CONCAT(a, b) SLAW_BENCH_CONCAT2(a, b)
+// SLAW_BENCHMARK(slawbench::benchmark{...}); at namespace scope in a kernel file.
+#define SLAW_BENCHMARK(...) \
+  static const int SLAW_BENCH_CONCAT(slaw_bench_reg_, __LINE__) = ::slawbench::register_benchmark(__VA_ARGS__)
+
+}  // namespace slawbench

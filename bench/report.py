@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Turns a slaw-bench JSON file into the comparison table (stdout and markdown) and plots.
+
+usage: bench/report.py RESULTS.json [--md OUT.md] [--plots DIR]
+
+Per benchmark: Ts (serial median), then for each variant T1/Ts (work overhead on 1 worker) and Ts/T2
+(speedup over the serial elision on 2 workers), and slaw-dyn against the best peer (oneTBB or OpenMP)
+as best_peer_time / slaw_dyn_time at 1 and 2 workers (> 1 means slaw-dyn is faster).
+"""
+import argparse
+import json
+import os
+import sys
+
+VARIANTS = ["slaw-wf", "slaw-hf", "slaw-dyn", "tbb", "omp"]
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        sys.exit(f"report.py: cannot read {path}: {e}")
+    return data
+
+
+def index(runs):
+    """{bench: {(variant, workers): median}}, plus the oracle verdicts."""
+    table, failed = {}, []
+    for r in runs:
+        table.setdefault(r["bench"], {})[(r["variant"], r["workers"])] = r["median"]
+        if not r["oracle_ok"]:
+            failed.append(f'{r["bench"]} {r["variant"]} w={r["workers"]}: {r["oracle"]}')
+    return table, failed
+
+
+def fmt(x, digits=2):
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def rows(table):
+    out = []
+    for bench in sorted(table):
+        t = table[bench]
+        ts = t.get(("serial", 1))
+        row = {"bench": bench, "Ts": ts}
+        for v in VARIANTS:
+            t1, t2 = t.get((v, 1)), t.get((v, 2))
+            row[v + " T1/Ts"] = t1 / ts if t1 and ts else None
+            row[v + " Ts/T2"] = ts / t2 if t2 and ts else None
+        for w in (1, 2):
+            dyn = t.get(("slaw-dyn", w))
+            peers = [t[(p, w)] for p in ("tbb", "omp") if (p, w) in t]
+            row[f"dyn vs best peer w={w}"] = min(peers) / dyn if dyn and peers else None
+        out.append(row)
+    return out
+
+
+def markdown(rs):
+    cols = ["bench", "Ts"] + [f"{v} T1/Ts" for v in VARIANTS] + [f"{v} Ts/T2" for v in VARIANTS] + [
+        "dyn vs best peer w=1", "dyn vs best peer w=2"]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in rs:
+        cells = [r["bench"], fmt(r["Ts"], 4) + " s"] + [fmt(r[c]) for c in cols[2:]]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def plots(rs, outdir):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report.py: matplotlib is not installed; no plots", file=sys.stderr)
+        return []
+    os.makedirs(outdir, exist_ok=True)
+    made = []
+    for metric, title, fname in (("T1/Ts", "work overhead T1/Ts (1 worker, lower is better)", "t1_over_ts.png"),
+                                 ("Ts/T2", "speedup Ts/T2 (2 workers, higher is better)", "speedup_2w.png")):
+        fig, ax = plt.subplots(figsize=(max(6, len(rs) * 1.1), 4))
+        width = 0.8 / len(VARIANTS)
+        for i, v in enumerate(VARIANTS):
+            ys = [r[f"{v} {metric}"] or 0 for r in rs]
+            ax.bar([j + i * width for j in range(len(rs))], ys, width, label=v)
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(rs))])
+        ax.set_xticklabels([r["bench"] for r in rs], rotation=30, ha="right")
+        ax.set_title(title)
+        if metric == "T1/Ts":
+            ax.set_yscale("log")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        path = os.path.join(outdir, fname)
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        made.append(path)
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results")
+    ap.add_argument("--md")
+    ap.add_argument("--plots")
+    a = ap.parse_args()
+    data = load(a.results)
+    table, failed = index(data.get("runs", []))
+    rs = rows(table)
+    md = markdown(rs)
+    print(md)
+    if failed:
+        print("\nORACLE FAILURES:\n" + "\n".join(failed))
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(f"# slaw-bench results ({data.get('size')}, {data.get('reps')} repetitions, medians)\n\n")
+            f.write(f"machine: `{json.dumps(data.get('machine'))}`\n\n{md}\n")
+            if failed:
+                f.write("\nOracle failures:\n\n" + "\n".join("- " + x for x in failed) + "\n")
+    if a.plots:
+        for p in plots(rs, a.plots):
+            print(f"plot: {p}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
