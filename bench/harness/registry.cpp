@@ -1,5 +1,6 @@
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 #include "harness/benchmark.hpp"
@@ -40,9 +41,11 @@ double params::real(const std::string& key, double lo, double hi) const {
   const std::string& s = text(key);
   char* end = nullptr;
   double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v) || v < lo || v > hi)
-    throw bench_error("parameter " + key + "='" + s + "': expected a number in [" + std::to_string(lo) + ", " +
-                      std::to_string(hi) + "]");
+  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v) || v < lo || v > hi) {
+    char range[96];
+    std::snprintf(range, sizeof range, "[%g, %g]", lo, hi);
+    throw bench_error("parameter " + key + "='" + s + "': expected a number in " + range);
+  }
   return v;
 }
 

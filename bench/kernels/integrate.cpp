@@ -4,9 +4,10 @@
 // halves: finish { async left; right } (a finish per node, no cut-off), and returns left + right.
 // Stresses fine-grained, irregular (unbalanced: deeper towards x = 10000) binary recursion with
 // floating-point results returned through slots.
-// Inputs: eps only (interval and f as in the original benchmark). Tasks at eps = 1e-3 / 1e-6 / 1e-7 /
-// 1e-8 / 1e-9: 3.5M / 31M / 67M / 159M / 350M nodes; serial elision on the 2-core VM: about
-// 0.01 / 0.1 / 0.3 / 1 / 3 s. Default eps is 1e-7 (not 1e-6) so that the serial run lasts about 0.3 s.
+// Inputs: eps only (interval and f as in the original benchmark). Nodes (= 2*leaves - 1) at
+// eps = 1e-2 / 1e-6 / 1e-7 / 5e-8 / 1e-9: 1.7M / 31M / 67M / 97M / 350M; serial elision on the
+// 2-core VM: about 0.006 / 0.1 / 0.25 / 0.35 / 3.2 s. Sizes: test 1e-2 (quick, for the oracle test),
+// default 5e-8 (not 1e-6, so that the serial run lasts ~0.3 s), large 1e-9.
 // Oracle: the result equals the serial reference (computed once, untimed, in check(); every variant
 // adds the halves in the same order, so it matches bitwise unless the compiler contracts differently,
 // hence a 1e-12 relative margin), and |result - 10000^4/4 - 10000^2/2| <= leaves*eps/3 + rounding
@@ -14,6 +15,7 @@
 // (depth + 4) ulp-units of the result).
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -100,7 +102,10 @@ double integ_ref(double x1, double y1, double x2, double y2, double area, double
 
 class integrate_instance : public slawbench::instance {
  public:
-  explicit integrate_instance(const slawbench::params& p) : eps_(p.real("eps", 1e-10, 1e6)) {}
+  explicit integrate_instance(const slawbench::params& p) : eps_(p.real("eps", 0, 1e6)) {
+    if (!(eps_ >= 1e-10))  // smaller eps: billions of nodes; 0 would never stop
+      throw slawbench::bench_error("integrate: eps=" + p.text("eps") + ": expected a number in [1e-10, 1e6]");
+  }
   void reset() override { result_ = NAN; }
   void run_serial() override { result_ = integ_serial(lo_x, f(lo_x), hi_x, f(hi_x), whole(), eps_); }
   void run_slaw(slaw::runtime& rt) override {
@@ -146,8 +151,8 @@ class integrate_instance : public slawbench::instance {
 SLAW_BENCHMARK(slawbench::benchmark{
     "integrate",
     "adaptive quadrature: irregular fine-grained binary recursion, a finish per node, double results",
-    {{"eps", "1e-3"}},
-    {{"eps", "1e-7"}},
+    {{"eps", "1e-2"}},
+    {{"eps", "5e-8"}},
     {{"eps", "1e-9"}},
     [](const slawbench::params& p) { return std::make_unique<integrate_instance>(p); }});
 

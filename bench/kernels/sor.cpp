@@ -1,0 +1,134 @@
+// sor: successive over-relaxation (Java Grande Forum SOR, omega = 1.25) on an n x n float grid.
+// Stresses: repeated flat fork-join (a barrier per half-step) over short, regular, memory-bound tasks.
+// Algorithm: the JGF multithreaded SOR's red-black row ordering: each iteration updates the odd interior
+// rows, then the even ones, each row swept left to right in place with
+//   G[i][j] = omega/4 (G[i-1][j] + G[i+1][j] + G[i][j-1] + G[i][j+1]) + (1 - omega) G[i][j].
+// Rows of one parity read only rows of the other, so within a half-step the `blocks` contiguous row
+// blocks (one task each, in one flat finish) are independent and every variant computes bit-for-bit
+// the serial result. Input: cells in [0, 1) from std::mt19937 with a fixed seed; reset() restores them.
+// Oracle: the sum of all cells equals the serial run's sum (computed at set-up) to a relative 1e-12.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <omp.h>
+#include <tbb/task_group.h>
+
+#include "harness/benchmark.hpp"
+
+namespace {
+
+constexpr float omega = 1.25f, omega_over_four = omega * 0.25f, one_minus_omega = 1.0f - omega;
+
+struct grid {
+  float* g;
+  long n, blocks;
+  // Updates the rows of the given parity (1: odd, 0: even) in row block b.
+  void sweep(long b, int parity) const {
+    long rows = n - 2, lo = 1 + b * rows / blocks, hi = 1 + (b + 1) * rows / blocks;
+    for (long i = lo + ((lo & 1) != parity); i < hi; i += 2) {
+      float* gi = g + i * n;
+      const float* up = gi - n;
+      const float* dn = gi + n;
+      for (long j = 1; j < n - 1; ++j)
+        gi[j] = omega_over_four * (up[j] + dn[j] + gi[j - 1] + gi[j + 1]) + one_minus_omega * gi[j];
+    }
+  }
+};
+
+void sor_serial(const grid& G, long iterations) {
+  for (long it = 0; it < iterations; ++it)
+    for (int parity = 1; parity >= 0; --parity)
+      for (long b = 0; b < G.blocks; ++b) G.sweep(b, parity);
+}
+
+slaw::task<> sweep_slaw(const grid* G, long b, int parity) {
+  G->sweep(b, parity);
+  co_return;
+}
+
+slaw::task<> sor_slaw(const grid* G, long iterations) {
+  for (long it = 0; it < iterations; ++it)
+    for (int parity = 1; parity >= 0; --parity) {
+      auto f = co_await slaw::start_finish();
+      for (long b = 0; b < G->blocks; ++b) co_await slaw::async(sweep_slaw, G, b, parity);
+      co_await slaw::end_finish(f);
+    }
+}
+
+void sor_tbb(const grid& G, long iterations) {
+  tbb::task_group g;
+  for (long it = 0; it < iterations; ++it)
+    for (int parity = 1; parity >= 0; --parity) {
+      for (long b = 0; b < G.blocks; ++b) g.run([&G, b, parity] { G.sweep(b, parity); });
+      g.wait();
+    }
+}
+
+void sor_omp(const grid& G, long iterations) {
+  for (long it = 0; it < iterations; ++it)
+    for (int parity = 1; parity >= 0; --parity) {
+      for (long b = 0; b < G.blocks; ++b) {
+#pragma omp task firstprivate(b, parity) shared(G)
+        G.sweep(b, parity);
+      }
+#pragma omp taskwait
+    }
+}
+
+class sor_instance : public slawbench::instance {
+ public:
+  explicit sor_instance(const slawbench::params& p)
+      : n_(p.integer("n", 3, 40000)), iterations_(p.integer("iterations", 1, 1000000)), input_(n_ * n_), cells_(n_ * n_) {
+    long blocks = p.integer("blocks", 1, 1000000);
+    G_ = {cells_.data(), n_, blocks};
+    std::mt19937 rng(10101);  // JGF's RANDOM_SEED
+    for (float& x : input_) x = static_cast<float>(rng() >> 8) * 0x1p-24f;
+    reset();
+    sor_serial(G_, iterations_);
+    want_ = checksum();
+  }
+  void reset() override { std::memcpy(cells_.data(), input_.data(), n_ * n_ * sizeof(float)); }
+  void run_serial() override { sor_serial(G_, iterations_); }
+  void run_slaw(slaw::runtime& rt) override { rt.run(sor_slaw(&G_, iterations_)); }
+  bool has_tbb() const override { return true; }
+  void run_tbb(unsigned) override { sor_tbb(G_, iterations_); }
+  bool has_omp() const override { return true; }
+  void run_omp(unsigned) override {
+#pragma omp parallel
+#pragma omp single
+    sor_omp(G_, iterations_);
+  }
+  slawbench::outcome check() override {
+    double got = checksum();
+    bool ok = std::fabs(got - want_) <= 1e-12 * std::fabs(want_);
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "checksum %.17g after %ld iterations of %ldx%ld%s%.17g", got, iterations_, n_, n_,
+                  ok ? " = serial " : ", serial ", want_);
+    return {ok, msg};
+  }
+
+ private:
+  double checksum() const {
+    double s = 0;
+    for (float x : cells_) s += x;
+    return s;
+  }
+  long n_, iterations_;
+  std::vector<float> input_, cells_;
+  grid G_;
+  double want_ = 0;
+};
+
+SLAW_BENCHMARK(slawbench::benchmark{
+    "sor",
+    "JGF SOR (red-black rows), a flat finish over row blocks per half-step, memory-bound",
+    {{"n", "500"}, {"iterations", "10"}, {"blocks", "64"}},
+    {{"n", "2000"}, {"iterations", "30"}, {"blocks", "64"}},
+    {{"n", "2000"}, {"iterations", "100"}, {"blocks", "64"}},
+    [](const slawbench::params& p) { return std::make_unique<sor_instance>(p); }});
+
+}  // namespace
