@@ -135,8 +135,25 @@ void worker::help_until_body_only(finish_node* f) noexcept {
   begin_strand();
 }
 
+void worker::on_exposed() noexcept {
+  parking_lot& park = rt_->park;
+  if (park.sleepers.load(std::memory_order_seq_cst) > 0 && park.searching.load(std::memory_order_seq_cst) == 0)
+    park.wake_one();
+}
+
 // Routine 1, step 1: own tasks, deepest in the sync tree first, preempted before fresh on a tie.
 std::coroutine_handle<> worker::take_own() noexcept {
+  // Between tasks is when a worker that does not push (it runs queued children) answers thieves.
+  bool exposed = false;
+  if (pre_.split_requested()) {
+    pre_.expose();
+    exposed = true;
+  }
+  if (fresh_.split_requested()) {
+    fresh_.expose();
+    exposed = true;
+  }
+  if (exposed) on_exposed();
   split_deque::entry p = pre_.pop();
   split_deque::entry f = fresh_.pop();
   if (p == split_deque::none && f == split_deque::none) return {};
@@ -190,6 +207,9 @@ std::coroutine_handle<> worker::try_steal() noexcept {
         if (resume) {
           v->stolen_pre_.fetch_add(1, std::memory_order_relaxed);
           c_.steals_pre.bump();
+          // Where one continuation was stolen the next is likely wanted too (a flat work-first loop
+          // migrates this way): publish our first push at once instead of waiting for a request.
+          pre_.request_split();
           return resume->self;
         }
       } else {

@@ -79,12 +79,18 @@ class split_deque {
   }
 
   // ---------------- owner ----------------
-  void push(entry e) noexcept {
+  // Returns true when it answered a thief's request by exposing work (rare).
+  bool push(entry e) noexcept {
     if (head_ - tail_cache_ >= arr_->capacity()) [[unlikely]] make_room();
     arr_->slot(head_).store(e, std::memory_order_relaxed);
     ++head_;
-    if (want_split_.load(std::memory_order_relaxed)) [[unlikely]] expose();
+    if (want_split_.load(std::memory_order_relaxed)) [[unlikely]] {
+      expose();
+      return true;
+    }
+    return false;
   }
+  bool split_requested() const noexcept { return want_split_.load(std::memory_order_relaxed); }
 
   // Pops the bottom entry; none if the deque is empty.
   entry pop() noexcept {
@@ -246,7 +252,7 @@ class split_deque {
   std::atomic<array*> shared_arr_;
   // Written by thieves on every steal.
   alignas(64) std::atomic<std::uint64_t> ts_{0};
-  char pad_[64 - sizeof(std::atomic<std::uint64_t>)];
+  [[maybe_unused]] char pad_[64 - sizeof(std::atomic<std::uint64_t>)];
 };
 
 }  // namespace slaw::core

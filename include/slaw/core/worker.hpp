@@ -73,12 +73,12 @@ class worker {
         });
   }
   void push_preempted(promise_base* child) noexcept {
-    pre_.push(reinterpret_cast<std::uintptr_t>(child));
+    if (pre_.push(reinterpret_cast<std::uintptr_t>(child))) [[unlikely]] on_exposed();
     c_.spawns_wf.bump();
     c_.max_wf_depth.max(static_cast<std::int32_t>(pre_.head() - base_) > 0 ? pre_.head() - base_ : 0);
   }
   void push_fresh(promise_base* child) noexcept {
-    fresh_.push(reinterpret_cast<std::uintptr_t>(child));
+    if (fresh_.push(reinterpret_cast<std::uintptr_t>(child))) [[unlikely]] on_exposed();
     c_.spawns_hf.bump();
     c_.max_fresh.max(fresh_.size_estimate());
   }
@@ -126,6 +126,8 @@ class worker {
  private:
   friend class runtime_impl;
   std::coroutine_handle<> complete_spawned_slow(promise_base* p) noexcept;
+  // Work was just exposed at a thief's request: if that thief went to sleep meanwhile, wake one.
+  void on_exposed() noexcept;
   std::coroutine_handle<> take_own() noexcept;
   std::coroutine_handle<> try_steal() noexcept;
   std::coroutine_handle<> find_work(bool& stop);
