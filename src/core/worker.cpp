@@ -63,13 +63,7 @@ std::coroutine_handle<> worker::complete_spawned_slow(promise_base* p) noexcept 
   // (Had our chain moved to another worker since, that move itself went through the lock or
   // through a suspension, which waits here too.)
   pre_.wait_for_thieves();
-  sync_mirrors();
-  finish_node* f = p->join;
-  bool root = p->parent == nullptr;
-  p->self.destroy();
-  std::coroutine_handle<> next = f->arrive();
-  if (is_noop(next) && !root) c_.context_switches.bump();
-  return next;
+  return complete_queued(p);  // detached: end the unit it was counted as
 }
 
 std::coroutine_handle<> worker::complete_queued(promise_base* p) noexcept {

@@ -94,7 +94,8 @@ class worker {
     }
     return complete_spawned_slow(p);
   }
-  // A help-first child or root task ended: end its unit (it was counted when it was spawned).
+  // A task whose unit is counted ended (a help-first child or root task, counted when spawned, or a
+  // detached work-first child): end its unit.
   std::coroutine_handle<> complete_queued(promise_base* p) noexcept;
 
   // The chain running on this worker is about to suspend (or wait): detach its innermost work-first
