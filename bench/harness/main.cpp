@@ -2,7 +2,7 @@
 //
 //   slaw-bench --list
 //   slaw-bench [--bench NAME[,NAME...]] [--size test|default|large] [--arg KEY=VALUE]...
-//              [--variant serial,slaw-wf,slaw-hf,slaw-dyn,tbb,omp] [--workers 1,2] [--reps N]
+//              [--variant serial,slaw-wf,slaw-hf,slaw-dyn,slaw-dfd,tbb,omp] [--workers 1,2] [--reps N]
 //              [--json FILE] [--quiet]
 //
 // For each benchmark and worker count the instance is built once; then, repetition by repetition, every
@@ -10,8 +10,8 @@
 // preceded by reset() and followed by the oracle; a failed oracle is reported and makes the exit status 1.
 // Per run the JSON holds each repetition's seconds, the median, the oracle's verdict, the peak RSS of
 // the run (VmHWM, reset before each run) and, for slaw variants, the runtime's counters.
-// The slaw variants take SLAW_S, SLAW_F, SLAW_INT and SLAW_STATS from the environment; their policy
-// and worker count come from --variant and --workers.
+// The slaw variants take SLAW_S, SLAW_F, SLAW_INT, SLAW_K and SLAW_STATS from the environment; their
+// policy, scheduler and worker count come from --variant (slaw-dfd = DFDeques(K)) and --workers.
 #include <omp.h>
 #include <sys/utsname.h>
 #include <tbb/global_control.h>
@@ -37,7 +37,7 @@ namespace {
 
 using slawbench::bench_error;
 
-const std::vector<std::string> all_variants = {"serial", "slaw-wf", "slaw-hf", "slaw-dyn", "tbb", "omp"};
+const std::vector<std::string> all_variants = {"serial", "slaw-wf", "slaw-hf", "slaw-dyn", "slaw-dfd", "tbb", "omp"};
 
 struct options {
   std::vector<std::string> benches;
@@ -61,7 +61,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 const char* usage =
     "usage: slaw-bench [--list] [--bench NAME[,NAME...]] [--size test|default|large] [--arg KEY=VALUE]...\n"
-    "                  [--variant serial,slaw-wf,slaw-hf,slaw-dyn,tbb,omp] [--workers N[,N...]] [--reps N]\n"
+    "                  [--variant serial,slaw-wf,slaw-hf,slaw-dyn,slaw-dfd,tbb,omp] [--workers N[,N...]] [--reps N]\n"
     "                  [--json FILE] [--quiet]\n";
 
 unsigned parse_uint(const std::string& what, const std::string& s, unsigned lo, unsigned hi) {
@@ -270,6 +270,8 @@ int main(int argc, char** argv) {
           c.workers = w;
           c.policy = v == "slaw-wf" ? slaw::policy::mode::wf : v == "slaw-hf" ? slaw::policy::mode::hf
                                                                                : slaw::policy::mode::dyn;
+          // slaw-dfd: the DFDeques(K) scheduler, K from SLAW_K (default 50000); the others work stealing.
+          c.scheduler = v == "slaw-dfd" ? slaw::scheduler_kind::dfdeques : slaw::scheduler_kind::ws;
           rts[v] = std::make_unique<slaw::runtime>(c);
         }
         record r;

@@ -49,6 +49,7 @@ struct spawn_awaiter {
     child->join = f;
     child->cur = f;
     child->parent = parent;
+    w->task_begins();
     if (w->choose(clause) == policy::spawn_policy::hf) {
       child->kind = core::task_kind::queued;
       f->add_unit();
@@ -61,8 +62,10 @@ struct spawn_awaiter {
     // Once the entry is pushed a thief may resume the parent, whose frame holds this awaiter:
     // touch nothing of it afterwards.
     promise<T>* c = child;
+    core::worker* w = core::tls_worker;
+    if (w->preempt_pending()) [[unlikely]] return w->give_up_at_spawn(parent, c);  // DFDeques quota spent
     std::coroutine_handle<> run = c->self;
-    core::tls_worker->push_preempted(c);
+    w->push_preempted(c);
     return run;
   }
   void await_resume() const noexcept {}

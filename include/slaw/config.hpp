@@ -17,6 +17,13 @@ class config_error : public std::invalid_argument {
 
 enum class stats_output : std::uint8_t { off, stderr_stream, file };
 
+// ws: SLAW's adaptive work stealing (two deques per worker, ADP). dfdeques: the space-efficient
+// DFDeques(K) scheduler (docs/space.md): work-first spawns, a global ordered list of deques, a memory
+// quota of K bytes per worker between steals.
+enum class scheduler_kind : std::uint8_t { ws, dfdeques };
+inline constexpr std::uint64_t quota_infinite = ~std::uint64_t{0};
+inline constexpr std::uint64_t min_quota = 1024;
+
 struct config {
   unsigned workers = 0;                         // 0 = one per hardware thread
   policy::mode policy = policy::mode::dyn;      // dyn | wf | hf
@@ -25,9 +32,12 @@ struct config {
   std::string stats_path;                       // for stats_output::file
   unsigned spin_rounds = 64;                    // failed steal rounds before an idle worker parks
   bool steal_preempted_first = true;            // victim deque order for thieves
+  scheduler_kind scheduler = scheduler_kind::ws;
+  std::uint64_t quota = 50'000;                 // DFDeques K in bytes (the paper's value); quota_infinite = no quota
 
   // Reads SLAW_WORKERS, SLAW_POLICY (wf|hf|dyn), SLAW_S, SLAW_F, SLAW_INT, SLAW_STATS (unset or 0 = off,
-  // 1 = stderr, anything else = a file path). Unset variables keep the defaults of `base`.
+  // 1 = stderr, anything else = a file path), SLAW_SCHEDULER (ws|dfdeques), SLAW_K (bytes >= 1024, or inf).
+  // Unset variables keep the defaults of `base`.
   // Throws config_error for a bad value.
   static config from_env(config base);
   static config from_env();
@@ -37,5 +47,6 @@ struct config {
 };
 
 const char* to_string(policy::mode m) noexcept;
+const char* to_string(scheduler_kind s) noexcept;
 
 }  // namespace slaw

@@ -109,6 +109,8 @@ struct finish_awaiter {
     b.join = &node;
     b.cur = &node;
     b.out = nullptr;
+    if (core::tls_allocator->quota_preempt_pending()) [[unlikely]]  // DFDeques quota spent
+      return core::tls_worker->give_up_at_call(&b);
     return h;
   }
   void await_resume() {

@@ -5,6 +5,7 @@
 #include "slaw/config.hpp"
 #include "slaw/finish.hpp"
 #include "slaw/isolated.hpp"
+#include "slaw/memory.hpp"
 #include "slaw/runtime.hpp"
 #include "slaw/stats.hpp"
 #include "slaw/task.hpp"

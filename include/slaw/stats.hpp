@@ -18,14 +18,34 @@ struct worker_stats {
   std::uint64_t policy_switches = 0;
   std::uint64_t max_wf_depth = 0, max_fresh = 0;
   std::uint64_t parks = 0, wakes = 0;
+  // Memory of this worker's allocator: coroutine frames and user memory (slaw::allocate). Live bytes
+  // (a block freed by another worker is credited to its allocator), peak live bytes and bytes
+  // allocated in total since the last reset.
   std::int64_t frame_bytes_live = 0, frame_bytes_peak = 0;
-  std::uint64_t frame_chunk_bytes = 0;
+  std::uint64_t frame_bytes_total = 0;
+  std::int64_t user_bytes_live = 0, user_bytes_peak = 0;
+  std::uint64_t user_bytes_total = 0;
+  std::uint64_t frame_chunk_bytes = 0;  // memory the allocator holds from the system
+  std::int64_t fresh_bytes_live = 0;    // frames of queued (help-first, unstarted) tasks
+  std::uint64_t fresh_bytes_peak = 0;
+  // DFDeques: the largest net allocation of one quota period (<= K), bytes allocated beyond the quota
+  // by synchronous slaw::allocate, deques given up, dummy tasks run.
+  std::int64_t quota_max_used = 0;
+  std::uint64_t quota_overrun_bytes = 0, quota_giveups = 0, dummy_tasks = 0;
   std::string policy;  // the worker's current ADP policy: "wf" or "hf"
 };
 
 struct runtime_stats {
   std::vector<worker_stats> workers;
-  worker_stats total;  // sums; maxima for max_* and frame_bytes_peak is the sum of per-worker peaks
+  worker_stats total;  // sums; maxima for max_* and quota_max_used; per-worker peaks summed (an upper bound)
+  // Process-wide figures (all runtimes and threads; exact to within `gauge_error_bytes`/`_tasks`):
+  std::int64_t memory_live = 0, memory_peak = 0;    // frames + user memory
+  std::int64_t active_tasks = 0, active_tasks_peak = 0;  // spawned and not finished
+  std::int64_t gauge_error_bytes = 0, gauge_error_tasks = 0;
+  // DFDeques only.
+  std::string scheduler = "ws";
+  std::uint64_t quota = 0;  // K; 0 = infinite
+  std::uint64_t dfd_steals = 0, dfd_failed_attempts = 0, dfd_giveups = 0, dfd_deletions = 0, dfd_max_deques = 0;
   std::string to_json() const;
 };
 

@@ -106,6 +106,8 @@ struct call_awaiter {
     c.parent = caller;
     c.cur = caller->cur;
     c.out = nullptr;
+    if (core::tls_allocator->quota_preempt_pending()) [[unlikely]]  // DFDeques quota spent
+      return core::tls_worker->give_up_at_call(&c);
     return callee;
   }
   T await_resume() {

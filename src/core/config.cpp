@@ -28,6 +28,8 @@ const char* to_string(policy::mode m) noexcept {
   }
 }
 
+const char* to_string(scheduler_kind s) noexcept { return s == scheduler_kind::dfdeques ? "dfdeques" : "ws"; }
+
 config config::from_env() { return from_env(config{}); }
 
 config config::from_env(config c) {
@@ -44,6 +46,15 @@ config config::from_env(config c) {
   if (const char* v = std::getenv("SLAW_INT")) {
     c.adp.INT = static_cast<std::uint32_t>(parse_uint("SLAW_INT", v, 1, 1u << 30));
     c.adp.steal_threshold = c.adp.INT;
+  }
+  if (const char* v = std::getenv("SLAW_SCHEDULER")) {
+    if (!std::strcmp(v, "ws")) c.scheduler = scheduler_kind::ws;
+    else if (!std::strcmp(v, "dfdeques")) c.scheduler = scheduler_kind::dfdeques;
+    else throw config_error(std::string("SLAW_SCHEDULER='") + v + "': expected one of ws, dfdeques");
+  }
+  if (const char* v = std::getenv("SLAW_K")) {
+    if (!std::strcmp(v, "inf")) c.quota = quota_infinite;
+    else c.quota = parse_uint("SLAW_K", v, min_quota, std::uint64_t{1} << 50);
   }
   if (const char* v = std::getenv("SLAW_STATS")) {
     if (!*v) throw config_error("SLAW_STATS='': expected 0 (off), 1 (stderr) or a file path");
@@ -65,6 +76,9 @@ void config::validate() const {
   if (adp.S == 0) throw config_error("S=0: expected an integer >= 1");
   if (adp.F == 0) throw config_error("F=0: expected an integer >= 1");
   if (adp.INT == 0) throw config_error("INT=0: expected an integer >= 1");
+  if (quota < min_quota)
+    throw config_error("quota=" + std::to_string(quota) + ": expected a byte count >= " + std::to_string(min_quota) +
+                       " or quota_infinite");
   if (spin_rounds == 0) throw config_error("spin_rounds=0: expected an integer >= 1");
   if (stats == stats_output::file && stats_path.empty()) throw config_error("stats file path is empty");
 }

@@ -1,5 +1,6 @@
 #include "slaw/core/frame_allocator.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 
@@ -25,19 +26,131 @@ chunk_header* new_chunk(frame_allocator* owner, std::size_t bytes, std::uint32_t
 }
 }  // namespace
 
-void* frame_allocator::allocate_slow(std::size_t n) {
+memory_gauge& process_gauge() noexcept {
+  static memory_gauge g;
+  return g;
+}
+
+void memory_gauge::add(std::int64_t d) noexcept {
+  std::int64_t v = live.fetch_add(d, std::memory_order_relaxed) + d;
+  if (d <= 0) return;
+  std::int64_t p = peak.load(std::memory_order_relaxed);
+  while (v > p && !peak.compare_exchange_weak(p, v, std::memory_order_relaxed)) {
+  }
+}
+
+void frame_allocator::publish_gauge() noexcept {
+  std::int64_t d = all_live_ - gauge_published_;
+  gauge_published_ = all_live_;
+  process_gauge().add(d);
+  update_watermark();
+}
+
+void frame_allocator::update_watermark() noexcept {
+  gauge_low_ = gauge_published_ - gauge_step;
+  std::int64_t w = gauge_published_ + gauge_step;
+  if (quota_.enabled) w = std::min({w, quota_.base + quota_.deferred + quota_.k, quota_.period_max});
+  watermark_ = w;
+}
+
+void frame_allocator::crossed_watermark(std::int64_t n, mem_kind k) noexcept {
+  if (all_live_ > gauge_published_ + gauge_step) {
+    publish_gauge();  // also updates the watermark
+  }
+  if (quota_.enabled) {
+    std::int64_t used = quota_used();
+    if (used > quota_.k) {
+      // DFDeques checks the quota before an allocation. A frame is allocated before the spawn or call
+      // that starts it, so it is not charged here: the spawn/call gives up the deque instead of running
+      // it, and the worker that later starts it pays for it (worker::give_up). User memory from the
+      // synchronous slaw::allocate cannot wait: it is charged and the excess is counted.
+      if (k == mem_kind::frame) {
+        quota_.deferred += n;
+        deferred_unclaimed_ += n;
+      } else {
+        std::int64_t over = std::min(n, used - quota_.k);
+        quota_.overrun_bytes.store(quota_.overrun_bytes.load(std::memory_order_relaxed) + over,
+                                   std::memory_order_relaxed);
+      }
+      quota_.preempt = true;
+      used = quota_used();
+    }
+    if (all_live_ > quota_.period_max) quota_.period_max = all_live_;
+    if (used > quota_.max_used.load(std::memory_order_relaxed)) quota_.max_used.store(used, std::memory_order_relaxed);
+  }
+  update_watermark();
+}
+
+void frame_allocator::reset_peaks() noexcept {
+  for (auto& ks : stats_.kind) {
+    ks.peak.store(ks.live.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    ks.total.store(0, std::memory_order_relaxed);
+  }
+  quota_.max_used.store(0, std::memory_order_relaxed);
+  quota_.overrun_bytes.store(0, std::memory_order_relaxed);
+}
+
+void frame_allocator::quota_enable(std::int64_t k) noexcept {
+  quota_.enabled = true;
+  quota_.k = k;
+  quota_new_period();
+}
+
+void frame_allocator::quota_disable() noexcept {
+  quota_.enabled = false;
+  quota_.preempt = false;
+  deferred_unclaimed_ = 0;
+  update_watermark();
+}
+
+void frame_allocator::quota_new_period() noexcept {
+  quota_.base = all_live_;
+  quota_.deferred = 0;
+  quota_.reserved = 0;
+  quota_.period_max = all_live_;
+  quota_.preempt = false;
+  deferred_unclaimed_ = 0;
+  update_watermark();
+}
+
+void frame_allocator::quota_charge(std::int64_t bytes) noexcept {
+  quota_.base -= bytes;
+  std::int64_t used = quota_used();
+  if (used > quota_.max_used.load(std::memory_order_relaxed)) quota_.max_used.store(used, std::memory_order_relaxed);
+  update_watermark();
+}
+
+void frame_allocator::quota_reserve(std::int64_t bytes) noexcept {
+  quota_.reserved += bytes;
+  quota_charge(bytes);
+}
+
+void frame_allocator::quota_reserve_large(std::int64_t bytes) noexcept {
+  quota_.reserved += bytes;  // not charged: floor(m/K) dummy tasks paid for it
+}
+
+std::int64_t frame_allocator::quota_consume_reservation(std::int64_t bytes) noexcept {
+  if (quota_.reserved == 0) return 0;
+  std::int64_t take = std::min(bytes, quota_.reserved);
+  quota_.reserved -= take;
+  quota_.base += take;  // the allocation that follows adds `take` back: already charged
+  update_watermark();
+  return take;
+}
+
+void* frame_allocator::allocate_slow(std::size_t n, mem_kind k) {
   drain_remote();
   if (n > max_small) {
     std::size_t bytes = (n + sizeof(chunk_header) + chunk_size - 1) / chunk_size * chunk_size;
     chunk_header* h = new_chunk(this, bytes, num_classes, static_cast<std::uint32_t>(n));
     stats_.chunk_bytes.fetch_add(bytes, std::memory_order_relaxed);
-    account_alloc(n);
+    account_alloc(n, k);
     return reinterpret_cast<char*>(h) + sizeof(chunk_header);
   }
   unsigned c = size_class_of(n);
   if (void* p = free_[c]) {  // refilled by the drain
     free_[c] = *static_cast<void**>(p);
-    account_alloc(n);
+    account_alloc(n, k);
     return p;
   }
   std::size_t bs = class_block_size(c);
@@ -51,13 +164,17 @@ void* frame_allocator::allocate_slow(std::size_t n) {
   }
   void* p = bump_[c];
   bump_[c] += bs;
-  account_alloc(n);
+  account_alloc(n, k);
   return p;
 }
 
-void frame_allocator::remote_free(void* p, std::size_t n) noexcept {
-  // Block layout while on the remote list: [next][size].
-  static_cast<std::size_t*>(p)[1] = n;
+namespace {
+constexpr std::size_t user_bit = std::size_t{1} << 63;
+}
+
+void frame_allocator::remote_free(void* p, std::size_t n, mem_kind k) noexcept {
+  // Block layout while on the remote list: [next][size | user_bit].
+  static_cast<std::size_t*>(p)[1] = n | (k == mem_kind::user ? user_bit : 0);
   void* head = remote_.load(std::memory_order_relaxed);
   do {
     *static_cast<void**>(p) = head;
@@ -68,14 +185,16 @@ void frame_allocator::drain_remote_slow() noexcept {
   void* p = remote_.exchange(nullptr, std::memory_order_acquire);
   while (p) {
     void* next = *static_cast<void**>(p);
-    std::size_t n = static_cast<std::size_t*>(p)[1];
+    std::size_t word = static_cast<std::size_t*>(p)[1];
+    std::size_t n = word & ~user_bit;
+    mem_kind k = word & user_bit ? mem_kind::user : mem_kind::frame;
     chunk_header* h = header_of(p);
     if (h->size_class == num_classes) {
       stats_.chunk_bytes.fetch_sub(h->chunk_bytes, std::memory_order_relaxed);
-      account_free(n);
+      account_free(n, k);
       std::free(h);
     } else {
-      deallocate_local(p, n, h->size_class);
+      deallocate_local(p, n, h->size_class, k);
     }
     p = next;
   }
@@ -101,29 +220,30 @@ frame_allocator& frame_allocator::global() noexcept {
   return *g;
 }
 
-void* frame_alloc_slow(std::size_t n) {
+void* frame_alloc_slow(std::size_t n, mem_kind k) {
   frame_allocator& g = frame_allocator::global();
   std::lock_guard<std::mutex> lk(g.lock());
-  return g.allocate(n);
+  return g.allocate(n, k);
 }
 
-void frame_free_slow(void* p, std::size_t n, chunk_header* h) noexcept {
+void frame_free_slow(void* p, std::size_t n, chunk_header* h, mem_kind k) noexcept {
   frame_allocator* owner = h->owner;
   if (owner == &frame_allocator::global()) {
     std::lock_guard<std::mutex> lk(owner->lock());
     if (h->size_class == num_classes) {
-      owner->remote_free(p, n);  // freed on the next drain under the lock
+      owner->remote_free(p, n, k);  // freed on the next drain under the lock
+      owner->drain_remote();
       return;
     }
-    owner->deallocate_local(p, n, h->size_class);
+    owner->deallocate_local(p, n, h->size_class, k);
     return;
   }
   if (h->size_class == num_classes && owner == tls_allocator) {
-    owner->remote_free(p, n);  // a large chunk: freed at the owner's next drain (here, soon)
+    owner->remote_free(p, n, k);  // a large chunk: freed at the owner's next drain (here, soon)
     owner->drain_remote();
     return;
   }
-  owner->remote_free(p, n);
+  owner->remote_free(p, n, k);
 }
 
 }  // namespace slaw::core

@@ -23,6 +23,7 @@ runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
   cfg.validate();
   unsigned n = cfg.workers ? cfg.workers : std::max(1u, std::thread::hardware_concurrency());
   cfg.workers = n;
+  if (cfg.scheduler == scheduler_kind::dfdeques) dfd = std::make_unique<deque_list>(n);
   workers.reserve(n);
   for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<worker>(this, i, cfg));
   threads_.reserve(n);
@@ -61,6 +62,7 @@ promise_base* runtime_impl::take_injected() noexcept {
 
 bool runtime_impl::work_visible() const noexcept {
   if (injected_nonempty()) return true;
+  if (dfd && dfd->has_abandoned_work()) return true;
   for (const auto& w : workers)
     if (w->has_visible_work()) return true;
   return false;
@@ -119,18 +121,56 @@ runtime_stats runtime::stats() const {
     ws.parks = c.parks.get();
     ws.wakes = c.wakes.get();
     const auto& fs = w->allocator()->stats();
-    ws.frame_bytes_live = fs.live.load(std::memory_order_relaxed);
-    ws.frame_bytes_peak = fs.peak.load(std::memory_order_relaxed);
+    const auto& fk = fs.kind[static_cast<unsigned>(core::mem_kind::frame)];
+    const auto& uk = fs.kind[static_cast<unsigned>(core::mem_kind::user)];
+    ws.frame_bytes_live = fk.live.load(std::memory_order_relaxed);
+    ws.frame_bytes_peak = fk.peak.load(std::memory_order_relaxed);
+    ws.frame_bytes_total = fk.total.load(std::memory_order_relaxed);
+    ws.user_bytes_live = uk.live.load(std::memory_order_relaxed);
+    ws.user_bytes_peak = uk.peak.load(std::memory_order_relaxed);
+    ws.user_bytes_total = uk.total.load(std::memory_order_relaxed);
     ws.frame_chunk_bytes = fs.chunk_bytes.load(std::memory_order_relaxed);
+    ws.fresh_bytes_live = w->fresh_bytes_live();
+    ws.fresh_bytes_peak = c.fresh_bytes_peak.get();
+    const auto& q = w->allocator()->quota();
+    ws.quota_max_used = q.max_used.load(std::memory_order_relaxed);
+    ws.quota_overrun_bytes = q.overrun_bytes.load(std::memory_order_relaxed);
+    ws.quota_giveups = c.quota_giveups.get();
+    ws.dummy_tasks = c.dummy_tasks.get();
     ws.policy = w->current_policy() == policy::spawn_policy::wf ? "wf" : "hf";
     s.workers.push_back(ws);
   }
   s.total = sum_stats(s.workers);
+  const core::memory_gauge& mg = core::process_gauge();
+  const core::memory_gauge& tg = core::process_task_gauge();
+  s.memory_live = mg.live.load(std::memory_order_relaxed);
+  s.memory_peak = mg.peak.load(std::memory_order_relaxed);
+  s.active_tasks = tg.live.load(std::memory_order_relaxed);
+  s.active_tasks_peak = tg.peak.load(std::memory_order_relaxed);
+  s.gauge_error_bytes = static_cast<std::int64_t>(impl_->workers.size()) * core::gauge_step;
+  s.gauge_error_tasks = static_cast<std::int64_t>(impl_->workers.size()) * core::task_step;
+  s.scheduler = to_string(impl_->cfg.scheduler);
+  if (impl_->dfd) {
+    s.quota = impl_->cfg.quota == quota_infinite ? 0 : impl_->cfg.quota;
+    core::dfd_counters dc = impl_->dfd->counters();
+    s.dfd_steals = dc.steals;
+    s.dfd_failed_attempts = dc.failed_attempts;
+    s.dfd_giveups = dc.giveups;
+    s.dfd_deletions = dc.deletions;
+    s.dfd_max_deques = dc.max_deques;
+  }
   return s;
 }
 
+// Peaks restart from the current values. Call it between runs (the allocators' owners are idle then).
 void runtime::reset_stats() {
-  for (auto& w : impl_->workers) w->reset_counters();
+  for (auto& w : impl_->workers) {
+    w->reset_counters();
+    w->allocator()->reset_peaks();
+  }
+  core::process_gauge().reset_peak();
+  core::process_task_gauge().reset_peak();
+  if (impl_->dfd) impl_->dfd->reset_counters();
 }
 
 }  // namespace slaw

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/dfdeques.hpp"
 #include "core/parking.hpp"
 #include "slaw/config.hpp"
 #include "slaw/core/worker.hpp"
@@ -35,6 +36,7 @@ class runtime_impl {
   parking_lot park;
   std::atomic<bool> stopping{false};
   std::atomic<int> active_runs{0};
+  std::unique_ptr<deque_list> dfd;  // the DFDeques scheduler's list R; null under work stealing
 
  private:
   std::vector<std::thread> threads_;

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <limits>
 #include <thread>
 
+#include "core/dfdeques.hpp"
 #include "core/runtime_impl.hpp"
 
 namespace slaw::core {
@@ -14,28 +16,95 @@ constinit thread_local worker* tls_worker = nullptr;
 
 namespace {
 bool is_noop(std::coroutine_handle<> h) noexcept { return h.address() == std::noop_coroutine().address(); }
-promise_base* as_promise(split_deque::entry e) noexcept {
-  return reinterpret_cast<promise_base*>(e & ~parent_tag);
+promise_base* as_promise(split_deque::entry e) noexcept { return entry_promise(e); }
+
+policy::adp_params params_for(const config& cfg) {
+  policy::adp_params p = cfg.adp;
+  // DFDeques is work-first by definition (Fig. 5: a fork pushes the parent and runs the child); its
+  // space bound comes from the quota, so ADP's stack condition is off.
+  if (cfg.scheduler == scheduler_kind::dfdeques) p.S = std::numeric_limits<std::uint32_t>::max() / 2;
+  return p;
 }
 }  // namespace
 
+memory_gauge& process_task_gauge() noexcept {
+  static memory_gauge g;
+  return g;
+}
+
 worker::worker(runtime_impl* rt, unsigned index, const config& cfg)
-    : mode_(cfg.policy),
-      adp_params_(cfg.adp),
+    : mode_(cfg.scheduler == scheduler_kind::dfdeques ? policy::mode::wf : cfg.policy),
+      adp_params_(params_for(cfg)),
       alloc_(frame_allocator::acquire()),
+      dfd_(cfg.scheduler == scheduler_kind::dfdeques),
       rt_(rt),
       index_(index),
       rng_(0x9E3779B97F4A7C15ull * (index + 1)) {
   adp_.reset(adp_params_, 0);
+  if (dfd_ && cfg.quota != quota_infinite) alloc_->quota_enable(static_cast<std::int64_t>(cfg.quota));
+  else alloc_->quota_disable();
 }
 
-worker::~worker() { frame_allocator::release(alloc_); }
+worker::~worker() {
+  alloc_->quota_disable();
+  frame_allocator::release(alloc_);
+}
 
 void worker::reset_counters() noexcept {
   for (counter* c : {&c_.spawns_wf, &c_.spawns_hf, &c_.steals_pre, &c_.steals_fresh, &c_.failed_steals,
                      &c_.context_switches, &c_.local_takes, &c_.max_wf_depth, &c_.max_fresh, &c_.parks, &c_.wakes,
-                     &c_.tasks_run})
+                     &c_.tasks_run, &c_.quota_giveups, &c_.dummy_tasks, &c_.fresh_bytes_peak})
     c->v.store(0, std::memory_order_relaxed);
+}
+
+void worker::publish_tasks() noexcept {
+  process_task_gauge().add(tasks_local_ - tasks_published_);
+  tasks_published_ = tasks_local_;
+}
+
+// ---------------- DFDeques give-ups (docs/space.md) ----------------
+// The running chain stops at a scheduling point: its innermost work-first child is detached (W1, as
+// for a suspension), `below` and `top` are pushed, and the whole deque is handed to R as ownerless.
+// An ownerless deque is only popped at its bottom, so its entries resume bottom-first: every frame
+// of the stopped chain resumes after the entries below it were stolen, and so counted (D1).
+std::coroutine_handle<> worker::give_up(split_deque::entry below, split_deque::entry top) noexcept {
+  assert(in_r_ && "DFDeques: a worker running a task owns a deque");
+  sync_mirrors();
+  detach_bottom();
+  if (below != split_deque::none) pre_.push(below);
+  pre_.push(top);
+  rt_->dfd->give_up(*this);
+  c_.quota_giveups.bump();
+  on_exposed();  // wake a sleeper for the work now in R
+  return std::noop_coroutine();
+}
+
+// Fork with the quota spent: "both the parent and the child go on the deque" (digest §2.3). The
+// child becomes a counted (queued) task above its parent's continuation; it pays for its own frame.
+std::coroutine_handle<> worker::give_up_at_spawn(promise_base* parent, promise_base* child) noexcept {
+  child->kind = task_kind::queued;
+  child->join->add_unit();
+  child->start_charge = static_cast<std::uint32_t>(alloc_->quota_take_deferred());
+  return give_up(reinterpret_cast<split_deque::entry>(parent) | parent_tag,
+                 reinterpret_cast<split_deque::entry>(child) | start_tag);
+}
+
+std::coroutine_handle<> worker::give_up_at_call(promise_base* callee) noexcept {
+  callee->start_charge = static_cast<std::uint32_t>(alloc_->quota_take_deferred());
+  return give_up(split_deque::none, reinterpret_cast<split_deque::entry>(callee) | start_tag);
+}
+
+std::coroutine_handle<> worker::give_up_here(promise_base* self) noexcept {
+  (void)alloc_->quota_take_deferred();  // a frame made and not yet started: nobody starts it from here
+  return give_up(split_deque::none, reinterpret_cast<split_deque::entry>(self) | parent_tag);
+}
+
+std::coroutine_handle<> worker::begin_stolen(split_deque::entry e) noexcept {
+  alloc_->quota_new_period();  // steal() resets the quota (Fig. 5)
+  promise_base* p = entry_promise(e);
+  if (e & start_tag) alloc_->quota_charge(p->start_charge);
+  c_.steals_pre.bump();
+  return p->self;
 }
 
 // A spawned task ended and its entry is not the private bottom. Either its entry is the bottom of the
@@ -67,6 +136,7 @@ std::coroutine_handle<> worker::complete_spawned_slow(promise_base* p) noexcept 
 }
 
 std::coroutine_handle<> worker::complete_queued(promise_base* p) noexcept {
+  task_ends();
   sync_mirrors();
   finish_node* f = p->join;
   bool root = p->parent == nullptr;
@@ -111,9 +181,7 @@ void worker::help_until_body_only(finish_node* f) noexcept {
   unsigned idle_rounds = 0;
   while (!f->only_body_left()) {
     std::coroutine_handle<> h = take_own();
-    if (!h) {
-      if (promise_base* r = rt_->take_injected()) h = r->self;
-    }
+    if (!h) h = take_root();
     if (!h) h = try_steal();
     if (h) {
       idle_rounds = 0;
@@ -151,6 +219,7 @@ std::coroutine_handle<> worker::take_own() noexcept {
   split_deque::entry p = pre_.pop();
   split_deque::entry f = fresh_.pop();
   if (p == split_deque::none && f == split_deque::none) return {};
+  if (f != split_deque::none) fresh_bytes_out_ += frame_bytes(as_promise(f));
   c_.local_takes.bump();
   if (p != split_deque::none && f != split_deque::none) {
     std::uint32_t dp = as_promise(p)->cur->depth;
@@ -171,6 +240,14 @@ std::coroutine_handle<> worker::take_own() noexcept {
 
 // Routine 1, step 2: steal the earliest entry of a random victim's deque.
 std::coroutine_handle<> worker::try_steal() noexcept {
+  if (dfd_) {
+    split_deque::entry e = rt_->dfd->steal(*this, next_random());
+    if (e == split_deque::none) {
+      c_.failed_steals.bump();
+      return {};
+    }
+    return begin_stolen(e);
+  }
   auto& ws = rt_->workers;
   const std::size_t n = ws.size();
   if (n <= 1) return {};
@@ -210,6 +287,7 @@ std::coroutine_handle<> worker::try_steal() noexcept {
         split_deque::entry e = v->fresh_.steal();
         if (e != split_deque::none) {
           v->stolen_fresh_.fetch_add(1, std::memory_order_relaxed);
+          v->fresh_bytes_stolen_.fetch_add(frame_bytes(as_promise(e)), std::memory_order_relaxed);
           c_.steals_fresh.bump();
           return as_promise(e)->self;
         }
@@ -218,6 +296,19 @@ std::coroutine_handle<> worker::try_steal() noexcept {
   }
   c_.failed_steals.bump();
   return {};
+}
+
+// An injected root task: a new task (counted active); under DFDeques the worker's new deque goes to
+// the right end of R (roots of later runs have lower priority) and a new quota period starts.
+std::coroutine_handle<> worker::take_root() noexcept {
+  promise_base* r = rt_->take_injected();
+  if (!r) return {};
+  if (dfd_) {
+    rt_->dfd->enter_root(*this);
+    alloc_->quota_new_period();
+  }
+  task_begins();
+  return r->self;
 }
 
 std::coroutine_handle<> worker::find_work(bool& stop) {
@@ -236,10 +327,7 @@ std::coroutine_handle<> worker::find_work(bool& stop) {
       stop = true;
       return {};
     }
-    if (promise_base* r = rt_->take_injected()) {
-      h = r->self;
-      break;
-    }
+    if ((h = take_root())) break;
     if ((h = try_steal())) break;
     if (++rounds < rt_->cfg.spin_rounds) {
       for (int i = 0; i < 32; ++i) cpu_relax();

@@ -29,7 +29,17 @@ worker_stats sum_stats(const std::vector<worker_stats>& ws) {
     t.wakes += w.wakes;
     t.frame_bytes_live += w.frame_bytes_live;
     t.frame_bytes_peak += w.frame_bytes_peak;
+    t.frame_bytes_total += w.frame_bytes_total;
+    t.user_bytes_live += w.user_bytes_live;
+    t.user_bytes_peak += w.user_bytes_peak;
+    t.user_bytes_total += w.user_bytes_total;
     t.frame_chunk_bytes += w.frame_chunk_bytes;
+    t.fresh_bytes_live += w.fresh_bytes_live;
+    t.fresh_bytes_peak += w.fresh_bytes_peak;
+    t.quota_max_used = std::max(t.quota_max_used, w.quota_max_used);
+    t.quota_overrun_bytes += w.quota_overrun_bytes;
+    t.quota_giveups += w.quota_giveups;
+    t.dummy_tasks += w.dummy_tasks;
   }
   return t;
 }
@@ -44,7 +54,12 @@ void put(std::ostringstream& o, const worker_stats& w, bool with_policy) {
     << ",\"policy_switches\":" << w.policy_switches << ",\"max_wf_depth\":" << w.max_wf_depth
     << ",\"max_fresh\":" << w.max_fresh << ",\"parks\":" << w.parks << ",\"wakes\":" << w.wakes
     << ",\"frame_bytes_live\":" << w.frame_bytes_live << ",\"frame_bytes_peak\":" << w.frame_bytes_peak
-    << ",\"frame_chunk_bytes\":" << w.frame_chunk_bytes;
+    << ",\"frame_bytes_total\":" << w.frame_bytes_total << ",\"user_bytes_live\":" << w.user_bytes_live
+    << ",\"user_bytes_peak\":" << w.user_bytes_peak << ",\"user_bytes_total\":" << w.user_bytes_total
+    << ",\"frame_chunk_bytes\":" << w.frame_chunk_bytes << ",\"fresh_bytes_live\":" << w.fresh_bytes_live
+    << ",\"fresh_bytes_peak\":" << w.fresh_bytes_peak << ",\"quota_max_used\":" << w.quota_max_used
+    << ",\"quota_overrun_bytes\":" << w.quota_overrun_bytes << ",\"quota_giveups\":" << w.quota_giveups
+    << ",\"dummy_tasks\":" << w.dummy_tasks;
   if (with_policy) o << ",\"policy\":\"" << w.policy << "\"";
   o << "}";
 }
@@ -52,7 +67,15 @@ void put(std::ostringstream& o, const worker_stats& w, bool with_policy) {
 
 std::string runtime_stats::to_json() const {
   std::ostringstream o;
-  o << "{\"workers\":" << workers.size() << ",\"total\":";
+  o << "{\"workers\":" << workers.size() << ",\"scheduler\":\"" << scheduler << "\",\"quota\":" << quota
+    << ",\"memory_live\":" << memory_live << ",\"memory_peak\":" << memory_peak
+    << ",\"active_tasks\":" << active_tasks << ",\"active_tasks_peak\":" << active_tasks_peak
+    << ",\"gauge_error_bytes\":" << gauge_error_bytes << ",\"gauge_error_tasks\":" << gauge_error_tasks;
+  if (scheduler == "dfdeques")
+    o << ",\"dfd\":{\"steals\":" << dfd_steals << ",\"failed_attempts\":" << dfd_failed_attempts
+      << ",\"giveups\":" << dfd_giveups << ",\"deletions\":" << dfd_deletions << ",\"max_deques\":" << dfd_max_deques
+      << "}";
+  o << ",\"total\":";
   put(o, total, false);
   o << ",\"per_worker\":[";
   for (std::size_t i = 0; i < workers.size(); ++i) {

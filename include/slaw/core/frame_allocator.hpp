@@ -10,14 +10,21 @@
 // them back, so a chunk's owner pointer always names a live allocator and frames may outlive the
 // runtime that made them. Threads that are not workers use the shared `global` allocator (mutex).
 //
-// Accounting (owner-written, read racily by stats): live frame bytes of this allocator's blocks, their
-// peak, and the chunk bytes held.
+// Accounting. Two kinds of blocks: coroutine frames and user memory (slaw::allocate). Per kind the
+// allocator keeps live bytes, their peak and the total ever allocated (owner-written, read racily by
+// stats; a remote free is credited when the owner drains it). `all_live_` (both kinds) feeds two
+// slow-path hooks behind one compare against `watermark_`:
+//  - the process-wide gauge (memory_gauge): each allocator publishes its live bytes in steps of
+//    `gauge_step`, so the global live figure and its peak are exact to within p * gauge_step without an
+//    atomic RMW per allocation;
+//  - the DFDeques quota (docs/space.md): net bytes allocated since the worker's last steal.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <utility>
 
 namespace slaw::core {
 
@@ -47,10 +54,42 @@ inline chunk_header* header_of(void* p) noexcept {
   return reinterpret_cast<chunk_header*>(reinterpret_cast<std::uintptr_t>(p) & ~(chunk_size - 1));
 }
 
-struct frame_stats {
+enum class mem_kind : unsigned { frame = 0, user = 1 };
+
+struct kind_stats {
   std::atomic<std::int64_t> live{0};
   std::atomic<std::int64_t> peak{0};
+  std::atomic<std::uint64_t> total{0};
+};
+
+struct frame_stats {
+  kind_stats kind[2];  // indexed by mem_kind
   std::atomic<std::uint64_t> chunk_bytes{0};
+};
+
+// Process-wide live bytes (frames + user memory of all allocators) and its peak since the last reset,
+// published in steps: exact to within (number of allocators in use) * gauge_step.
+inline constexpr std::int64_t gauge_step = 16 * 1024;
+struct memory_gauge {
+  std::atomic<std::int64_t> live{0};
+  std::atomic<std::int64_t> peak{0};
+  void add(std::int64_t d) noexcept;
+  void reset_peak() noexcept { peak.store(live.load(std::memory_order_relaxed), std::memory_order_relaxed); }
+};
+memory_gauge& process_gauge() noexcept;
+
+// The DFDeques quota of one worker: net bytes allocated since its last steal may not exceed `k`.
+struct quota_state {
+  bool enabled = false;
+  std::int64_t k = 0;
+  std::int64_t base = 0;        // all_live_ at the last steal, adjusted by charges and reservations
+  std::int64_t deferred = 0;    // frames allocated over the limit: charged to whoever starts them
+  std::int64_t reserved = 0;    // bytes reserved by slaw::reserve and not yet allocated
+  std::int64_t period_max = 0;  // the highest all_live_ seen in this period
+  bool preempt = false;         // the quota is spent: give up the deque at the next scheduling point
+  // counters (owner-written)
+  std::atomic<std::int64_t> max_used{0};
+  std::atomic<std::uint64_t> overrun_bytes{0};
 };
 
 class frame_allocator {
@@ -59,31 +98,54 @@ class frame_allocator {
   frame_allocator(const frame_allocator&) = delete;
   frame_allocator& operator=(const frame_allocator&) = delete;
 
-  void* allocate(std::size_t n) {
+  void* allocate(std::size_t n, mem_kind k = mem_kind::frame) {
     if (n <= max_small) [[likely]] {
       unsigned c = size_class_of(n);
       void* p = free_[c];
       if (p) [[likely]] {
         free_[c] = *static_cast<void**>(p);
-        account_alloc(n);
+        account_alloc(n, k);
         return p;
       }
     }
-    return allocate_slow(n);
+    return allocate_slow(n, k);
   }
-  void deallocate_local(void* p, std::size_t n, unsigned c) noexcept {
+  void deallocate_local(void* p, std::size_t n, unsigned c, mem_kind k = mem_kind::frame) noexcept {
     *static_cast<void**>(p) = free_[c];
     free_[c] = p;
-    account_free(n);
+    account_free(n, k);
   }
   // A free of one of this allocator's blocks from another thread.
-  void remote_free(void* p, std::size_t n) noexcept;
+  void remote_free(void* p, std::size_t n, mem_kind k) noexcept;
   // Takes back blocks freed remotely (owner only).
   void drain_remote() noexcept {
     if (remote_.load(std::memory_order_relaxed)) drain_remote_slow();
   }
 
   const frame_stats& stats() const noexcept { return stats_; }
+  std::int64_t all_live() const noexcept { return all_live_; }
+  void reset_peaks() noexcept;
+
+  // ---- DFDeques quota (owner only) ----
+  void quota_enable(std::int64_t k) noexcept;
+  void quota_disable() noexcept;
+  // A steal: a new period with nothing used.
+  void quota_new_period() noexcept;
+  // Charges bytes allocated elsewhere to this period (a frame handed over by a give-up).
+  void quota_charge(std::int64_t bytes) noexcept;
+  // Whether `bytes` more fit in this period.
+  bool quota_fits(std::int64_t bytes) const noexcept { return !quota_.enabled || quota_used() + bytes <= quota_.k; }
+  // Pre-charges `bytes` that the next allocations consume without being charged again.
+  void quota_reserve(std::int64_t bytes) noexcept;
+  // Reserves `bytes` without charging them (an allocation larger than K, paid for by dummy tasks).
+  void quota_reserve_large(std::int64_t bytes) noexcept;
+  // The part of `bytes` covered by the current reservation (consumed; not charged again).
+  std::int64_t quota_consume_reservation(std::int64_t bytes) noexcept;
+  std::int64_t quota_used() const noexcept { return all_live_ - quota_.base - quota_.deferred; }
+  // Frame bytes allocated over the limit since the last take_deferred() (handed to the started task).
+  std::int64_t quota_take_deferred() noexcept { return std::exchange(deferred_unclaimed_, 0); }
+  bool quota_preempt_pending() const noexcept { return quota_.preempt; }
+  const quota_state& quota() const noexcept { return quota_; }
 
   // Process-wide pool of allocators (never freed) and the allocator for non-worker threads.
   static frame_allocator* acquire();
@@ -92,16 +154,27 @@ class frame_allocator {
   std::mutex& lock() noexcept { return mutex_; }  // used only for the global allocator
 
  private:
-  void account_alloc(std::size_t n) noexcept {
-    std::int64_t l = stats_.live.load(std::memory_order_relaxed) + static_cast<std::int64_t>(n);
-    stats_.live.store(l, std::memory_order_relaxed);
-    if (l > stats_.peak.load(std::memory_order_relaxed)) [[unlikely]] stats_.peak.store(l, std::memory_order_relaxed);
+  void account_alloc(std::size_t n, mem_kind k) noexcept {
+    kind_stats& ks = stats_.kind[static_cast<unsigned>(k)];
+    auto d = static_cast<std::int64_t>(n);
+    std::int64_t l = ks.live.load(std::memory_order_relaxed) + d;
+    ks.live.store(l, std::memory_order_relaxed);
+    ks.total.store(ks.total.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    if (l > ks.peak.load(std::memory_order_relaxed)) [[unlikely]] ks.peak.store(l, std::memory_order_relaxed);
+    all_live_ += d;
+    if (all_live_ > watermark_) [[unlikely]] crossed_watermark(d, k);
   }
-  void account_free(std::size_t n) noexcept {
-    stats_.live.store(stats_.live.load(std::memory_order_relaxed) - static_cast<std::int64_t>(n),
-                      std::memory_order_relaxed);
+  void account_free(std::size_t n, mem_kind k) noexcept {
+    kind_stats& ks = stats_.kind[static_cast<unsigned>(k)];
+    auto d = static_cast<std::int64_t>(n);
+    ks.live.store(ks.live.load(std::memory_order_relaxed) - d, std::memory_order_relaxed);
+    all_live_ -= d;
+    if (all_live_ < gauge_low_) [[unlikely]] publish_gauge();
   }
-  void* allocate_slow(std::size_t n);
+  void crossed_watermark(std::int64_t n, mem_kind k) noexcept;
+  void publish_gauge() noexcept;
+  void update_watermark() noexcept;
+  void* allocate_slow(std::size_t n, mem_kind k);
   void drain_remote_slow() noexcept;
 
   void* free_[num_classes] = {};
@@ -109,6 +182,12 @@ class frame_allocator {
   char* bump_end_[num_classes] = {};
   chunk_header* chunks_ = nullptr;
   frame_stats stats_;
+  std::int64_t all_live_ = 0;
+  std::int64_t gauge_published_ = 0;  // the part of all_live_ included in the process gauge
+  std::int64_t gauge_low_ = -gauge_step;
+  std::int64_t watermark_ = gauge_step;
+  quota_state quota_;
+  std::int64_t deferred_unclaimed_ = 0;
   std::mutex mutex_;
   frame_allocator* next_in_pool_ = nullptr;
   alignas(64) std::atomic<void*> remote_{nullptr};
@@ -117,21 +196,21 @@ class frame_allocator {
 // The allocator of the calling thread: its worker's, or null on other threads.
 extern constinit thread_local frame_allocator* tls_allocator;
 
-void* frame_alloc_slow(std::size_t n);
-void frame_free_slow(void* p, std::size_t n, chunk_header* h) noexcept;
+void* frame_alloc_slow(std::size_t n, mem_kind k);
+void frame_free_slow(void* p, std::size_t n, chunk_header* h, mem_kind k) noexcept;
 
-inline void* frame_alloc(std::size_t n) {
-  if (frame_allocator* a = tls_allocator) [[likely]] return a->allocate(n);
-  return frame_alloc_slow(n);
+inline void* frame_alloc(std::size_t n, mem_kind k = mem_kind::frame) {
+  if (frame_allocator* a = tls_allocator) [[likely]] return a->allocate(n, k);
+  return frame_alloc_slow(n, k);
 }
 
-inline void frame_free(void* p, std::size_t n) noexcept {
+inline void frame_free(void* p, std::size_t n, mem_kind k = mem_kind::frame) noexcept {
   chunk_header* h = header_of(p);
   if (h->local_owner == tls_allocator) [[likely]] {  // never equal for large chunks or on non-worker threads
-    h->owner->deallocate_local(p, n, h->size_class);
+    h->owner->deallocate_local(p, n, h->size_class, k);
     return;
   }
-  frame_free_slow(p, n, h);
+  frame_free_slow(p, n, h, k);
 }
 
 }  // namespace slaw::core

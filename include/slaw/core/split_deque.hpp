@@ -141,6 +141,18 @@ class split_deque {
     }
   }
 
+  // Moves every entry, oldest first, into `out` and leaves the deque empty. The caller guarantees that
+  // no thief is inside the deque (DFDeques: every steal holds R's lock, and so does the give-up).
+  template <class Vec>
+  void take_all(Vec& out) {
+    std::uint32_t t = tail_of(ts_.load(std::memory_order_acquire));
+    for (std::uint32_t i = t; i != head_; ++i) out.push_back(arr_->slot(i).load(std::memory_order_relaxed));
+    osplit_ = head_;
+    tail_cache_ = head_;
+    want_split_.store(false, std::memory_order_relaxed);
+    ts_.store(pack(head_, head_), std::memory_order_release);
+  }
+
   // Publish half of the private region to thieves.
   void expose() noexcept {
     want_split_.store(false, std::memory_order_relaxed);

@@ -25,6 +25,7 @@
 namespace slaw::core {
 
 class runtime_impl;
+class deque_list;
 
 // called: sequential call; spawned: work-first child (may own a preempted entry); queued: help-first
 // child or root task (counted in its finish when spawned, never has an entry); body: a finish's body.
@@ -39,9 +40,16 @@ struct promise_base {
   finish_node* cur;      // innermost open finish of the code running in this frame
   std::exception_ptr* exc;  // called/body tasks: rethrown in the awaiting frame (allocated when thrown)
   task_kind kind;
+  std::uint32_t start_charge;  // DFDeques: frame bytes the worker that starts this task pays (set at a give-up)
 };
 
+// Deque entry tags (promises are at least 8-byte aligned). Untagged: a work-first child, standing for
+// its parent's continuation. parent_tag: a continuation whose work-first child is already counted.
+// start_tag (DFDeques only, never in an owned deque): a task not begun yet, handed over at a give-up.
 inline constexpr std::uintptr_t parent_tag = 1;
+inline constexpr std::uintptr_t start_tag = 2;
+inline constexpr std::uintptr_t entry_tags = 3;
+inline promise_base* entry_promise(std::uintptr_t e) noexcept { return reinterpret_cast<promise_base*>(e & ~entry_tags); }
 
 // Counters written by the owner only (relaxed, read racily by stats()).
 struct counter {
@@ -55,8 +63,13 @@ struct counter {
 
 struct worker_counters {
   counter spawns_wf, spawns_hf, steals_pre, steals_fresh, failed_steals, context_switches, local_takes,
-      max_wf_depth, max_fresh, parks, wakes, tasks_run;
+      max_wf_depth, max_fresh, parks, wakes, tasks_run, quota_giveups, dummy_tasks, fresh_bytes_peak;
 };
+
+// Tasks spawned and not finished, process-wide, published in steps like the memory gauge: a worker
+// counts starts and ends locally and adds the difference to the shared gauge every `task_step`.
+inline constexpr std::int64_t task_step = 16;
+memory_gauge& process_task_gauge() noexcept;
 
 class worker {
  public:
@@ -81,12 +94,39 @@ class worker {
     if (fresh_.push(reinterpret_cast<std::uintptr_t>(child))) [[unlikely]] on_exposed();
     c_.spawns_hf.bump();
     c_.max_fresh.max(fresh_.size_estimate());
+    // Bytes of queued, unstarted frames: added here, subtracted by whoever takes the entry.
+    fresh_bytes_in_ += frame_bytes(child);
+    std::int64_t q = fresh_bytes_in_ - fresh_bytes_out_ - fresh_bytes_stolen_.load(std::memory_order_relaxed);
+    c_.fresh_bytes_peak.max(static_cast<std::uint64_t>(q > 0 ? q : 0));
   }
+  std::int64_t fresh_bytes_live() const noexcept {
+    return fresh_bytes_in_ - fresh_bytes_out_ - fresh_bytes_stolen_.load(std::memory_order_relaxed);
+  }
+
+  // ---------------- active tasks ----------------
+  void task_begins() noexcept {
+    if (++tasks_local_ > tasks_published_ + task_step) [[unlikely]] publish_tasks();
+  }
+  void task_ends() noexcept {
+    if (--tasks_local_ < tasks_published_ - task_step) [[unlikely]] publish_tasks();
+  }
+
+  // ---------------- DFDeques ----------------
+  bool dfdeques() const noexcept { return dfd_; }
+  // The memory quota is spent: the next spawn or call gives up the deque instead of running its task.
+  bool preempt_pending() const noexcept { return alloc_->quota_preempt_pending(); }
+  // Give-ups at a scheduling point (docs/space.md). Each returns the handle to transfer to (noop: back
+  // to the scheduler loop, which steals).
+  std::coroutine_handle<> give_up_at_spawn(promise_base* parent, promise_base* child) noexcept;
+  std::coroutine_handle<> give_up_at_call(promise_base* callee) noexcept;
+  std::coroutine_handle<> give_up_here(promise_base* self) noexcept;
+  void count_dummy_task() noexcept { c_.dummy_tasks.bump(); }
 
   // ---------------- return fast path ----------------
   // A spawned task's frame reached its final suspend. Returns the handle to transfer to.
   std::coroutine_handle<> complete_spawned(promise_base* p) noexcept {
     if (pre_.private_bottom_is(reinterpret_cast<std::uintptr_t>(p))) [[likely]] {
+      task_ends();
       pre_.drop_private_bottom();
       promise_base* par = p->parent;
       p->self.destroy();
@@ -126,11 +166,21 @@ class worker {
 
  private:
   friend class runtime_impl;
+  friend class deque_list;
+  static std::int64_t frame_bytes(const promise_base* p) noexcept {
+    chunk_header* h = header_of(p->self.address());
+    return h->block_size;
+  }
+  void publish_tasks() noexcept;
+  std::coroutine_handle<> give_up(split_deque::entry below, split_deque::entry top) noexcept;
+  // Runs a stolen DFDeques entry (tagged): starts a new quota period, charges a handed-over frame.
+  std::coroutine_handle<> begin_stolen(split_deque::entry e) noexcept;
   std::coroutine_handle<> complete_spawned_slow(promise_base* p) noexcept;
   // Work was just exposed at a thief's request: if that thief went to sleep meanwhile, wake one.
   void on_exposed() noexcept;
   std::coroutine_handle<> take_own() noexcept;
   std::coroutine_handle<> try_steal() noexcept;
+  std::coroutine_handle<> take_root() noexcept;
   std::coroutine_handle<> find_work(bool& stop);
   void begin_strand() noexcept { base_ = pre_.head(); }
   std::uint64_t next_random() noexcept {
@@ -148,6 +198,10 @@ class worker {
   policy::adp_params adp_params_;
   policy::adp_state adp_;
   frame_allocator* alloc_;
+  std::int64_t tasks_local_ = 0, tasks_published_ = 0;
+  std::int64_t fresh_bytes_in_ = 0, fresh_bytes_out_ = 0;
+  bool dfd_;
+  bool in_r_ = false;  // DFDeques: this worker owns a deque in R (guarded by R's lock)
   runtime_impl* rt_;
   unsigned index_;
   std::uint64_t rng_;
@@ -161,6 +215,7 @@ class worker {
   // Thief-written.
   alignas(64) std::atomic<std::uint64_t> stolen_pre_{0};
   std::atomic<std::uint64_t> stolen_fresh_{0};
+  std::atomic<std::int64_t> fresh_bytes_stolen_{0};
 };
 
 // The worker of the calling thread, or null.
