@@ -80,6 +80,13 @@ slaw::schedule_clause clause_of(std::uint64_t seed) {
 
 slaw::task<> body(std::uint64_t seed, int depth, frec* chain, ctx& c) {
   c.sum.fetch_add(seed & 0xff, std::memory_order_relaxed);
+  // Some bodies hold a buffer of user memory across their actions: under DFDeques its reservation is
+  // a scheduling point, and sizes above K run dummy tasks first.
+  slaw::buffer<std::uint64_t> held;
+  if (mix(seed ^ 0xA1) % 4 == 0) {
+    held = co_await slaw::make_buffer<std::uint64_t>(1 + mix(seed ^ 0xA2) % 600);
+    for (auto& x : held) x = seed;
+  }
   int n = actions_of(seed, depth, c.max_depth);
   for (int i = 0; i < n; ++i) {
     std::uint64_t cs = child_seed(seed, i);
@@ -109,6 +116,8 @@ slaw::task<> body(std::uint64_t seed, int depth, frec* chain, ctx& c) {
       }
     }
   }
+  for (auto x : held)
+    if (x != seed) c.errors.fetch_add(1);
 }
 
 slaw::task<> root(std::uint64_t seed, ctx& c) { co_await body(seed, 0, nullptr, c); }
@@ -116,6 +125,8 @@ slaw::task<> root(std::uint64_t seed, ctx& c) { co_await body(seed, 0, nullptr, 
 struct param {
   slaw::policy::mode mode;
   unsigned workers;
+  slaw::scheduler_kind scheduler = slaw::scheduler_kind::ws;
+  std::uint64_t quota = slaw::quota_infinite;
 };
 
 class FinishRandom : public ::testing::TestWithParam<param> {};
@@ -135,6 +146,8 @@ TEST_P(FinishRandom, MatchesSequentialReference) {
   cfg.adp.F = 4;
   cfg.adp.INT = 4;
   cfg.adp.steal_threshold = 1;
+  cfg.scheduler = GetParam().scheduler;
+  cfg.quota = GetParam().quota;
   slaw::runtime rt(cfg);
   const int iterations = std::max(10, static_cast<int>(200 * scale()));
   long total_tasks = 0;
@@ -151,12 +164,33 @@ TEST_P(FinishRandom, MatchesSequentialReference) {
     ASSERT_EQ(c.tasks.load(), expected_tasks) << "iteration " << it;
     ASSERT_EQ(c.sum.load(), expected_sum) << "iteration " << it;
   }
+  slaw::runtime_stats st = rt.stats();
+  if (cfg.scheduler == slaw::scheduler_kind::dfdeques) {
+    if (cfg.quota != slaw::quota_infinite) {
+      // The quota is never exceeded between steals; every allocation went through reserve().
+      EXPECT_LE(st.total.quota_max_used, static_cast<std::int64_t>(cfg.quota));
+      EXPECT_GT(st.total.quota_max_used, 0);
+      EXPECT_EQ(st.total.quota_overrun_bytes, 0u);
+      EXPECT_GT(st.total.quota_giveups, 0u);
+      if (cfg.quota < 600 * 8) {
+        EXPECT_GT(st.total.dummy_tasks, 0u);
+      }
+    } else {
+      // K = infinity: no give-ups, never more deques than workers (work stealing).
+      EXPECT_EQ(st.total.quota_giveups, 0u);
+      EXPECT_EQ(st.dfd_giveups, 0u);
+      EXPECT_LE(st.dfd_max_deques, cfg.workers);
+    }
+  }
   RecordProperty("tasks", std::to_string(total_tasks));
   EXPECT_GT(total_tasks, iterations);
 }
 
 std::string name(const ::testing::TestParamInfo<param>& i) {
-  return std::string(slaw::to_string(i.param.mode)) + "_" + std::to_string(i.param.workers) + "w";
+  std::string n = i.param.scheduler == slaw::scheduler_kind::dfdeques
+                      ? "dfd_K" + (i.param.quota == slaw::quota_infinite ? std::string("inf") : std::to_string(i.param.quota))
+                      : std::string(slaw::to_string(i.param.mode));
+  return n + "_" + std::to_string(i.param.workers) + "w";
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, FinishRandom,
@@ -165,6 +199,16 @@ INSTANTIATE_TEST_SUITE_P(AllPolicies, FinishRandom,
                                            param{slaw::policy::mode::hf, 2}, param{slaw::policy::mode::hf, 8},
                                            param{slaw::policy::mode::dyn, 1}, param{slaw::policy::mode::dyn, 2},
                                            param{slaw::policy::mode::dyn, 8}),
+                         name);
+
+constexpr auto dfd = slaw::scheduler_kind::dfdeques;
+constexpr auto any = slaw::policy::mode::dyn;  // ignored by DFDeques (work-first by definition)
+INSTANTIATE_TEST_SUITE_P(DFDeques, FinishRandom,
+                         ::testing::Values(param{any, 1, dfd, 1024}, param{any, 2, dfd, 1024}, param{any, 8, dfd, 1024},
+                                           param{any, 1, dfd, 8192}, param{any, 2, dfd, 8192}, param{any, 8, dfd, 8192},
+                                           param{any, 1, dfd, slaw::quota_infinite},
+                                           param{any, 2, dfd, slaw::quota_infinite},
+                                           param{any, 8, dfd, slaw::quota_infinite}),
                          name);
 
 }  // namespace

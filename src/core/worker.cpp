@@ -41,11 +41,13 @@ worker::worker(runtime_impl* rt, unsigned index, const config& cfg)
       index_(index),
       rng_(0x9E3779B97F4A7C15ull * (index + 1)) {
   adp_.reset(adp_params_, 0);
+  alloc_->reset_peaks();  // a pooled allocator: its figures start with this runtime
   if (dfd_ && cfg.quota != quota_infinite) alloc_->quota_enable(static_cast<std::int64_t>(cfg.quota));
   else alloc_->quota_disable();
 }
 
 worker::~worker() {
+  publish_tasks();  // tasks begun here and ended elsewhere (or the reverse) balance out in the gauge
   alloc_->quota_disable();
   frame_allocator::release(alloc_);
 }
@@ -116,6 +118,7 @@ std::coroutine_handle<> worker::complete_spawned_slow(promise_base* p) noexcept 
     std::uint32_t head_before = pre_.head();
     switch (pre_.pop_shared(me, got)) {
       case split_deque::shared_pop::got: {
+        task_ends();
         if (pre_.head() == head_before) ++base_;  // taken by advancing tail: keep depth = head - base
         promise_base* par = p->parent;
         p->self.destroy();

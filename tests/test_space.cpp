@@ -1,0 +1,315 @@
+// Space: memory accounting, SLAW's space bounds (ADP's S and F) on deep and wide programs, and the
+// DFDeques(K) scheduler's quota, dummy tasks and K = infinity behaviour (docs/space.md).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "slaw/slaw.hpp"
+
+namespace {
+
+slaw::config cfg_of(unsigned workers, slaw::policy::mode m = slaw::policy::mode::dyn) {
+  slaw::config c;
+  c.workers = workers;
+  c.policy = m;
+  return c;
+}
+
+slaw::config dfd_cfg(unsigned workers, std::uint64_t k) {
+  slaw::config c;
+  c.workers = workers;
+  c.scheduler = slaw::scheduler_kind::dfdeques;
+  c.quota = k;
+  return c;
+}
+
+// ---------------------------------------------------------------- accounting
+
+slaw::task<> allocate_pattern() {
+  void* a = slaw::allocate(1000);
+  void* b = slaw::allocate(3000);
+  slaw::deallocate(a, 1000);
+  void* c = slaw::allocate(200000);  // a large block
+  slaw::deallocate(c, 200000);
+  slaw::deallocate(b, 3000);
+  co_return;
+}
+
+TEST(MemoryAccounting, UserMemoryLivePeakTotal) {
+  slaw::runtime rt(cfg_of(1));
+  rt.run(allocate_pattern());  // warm up the allocator's chunks
+  rt.reset_stats();
+  rt.run(allocate_pattern());
+  slaw::worker_stats w = rt.stats().workers[0];
+  EXPECT_EQ(w.user_bytes_live, 0);
+  EXPECT_EQ(w.user_bytes_peak, 203000);  // b + c
+  EXPECT_EQ(w.user_bytes_total, 204000u);
+}
+
+TEST(MemoryAccounting, FreeOnAnotherThreadIsCreditedToTheOwner) {
+  slaw::runtime rt(cfg_of(1));
+  rt.reset_stats();
+  void* p = nullptr;
+  rt.run([](void** out) -> slaw::task<> {
+    *out = slaw::allocate(512);
+    co_return;
+  }(&p));
+  EXPECT_EQ(rt.stats().workers[0].user_bytes_live, 512);
+  slaw::deallocate(p, 512);  // on this (non-worker) thread: a remote free
+  rt.run([]() -> slaw::task<> { co_return; }());  // the owner drains its remote frees between tasks
+  rt.run([]() -> slaw::task<> { co_return; }());
+  EXPECT_EQ(rt.stats().workers[0].user_bytes_live, 0);
+}
+
+TEST(MemoryAccounting, StandardAllocatorAndNonWorkerThreads) {
+  slaw::runtime rt(cfg_of(2));
+  rt.reset_stats();
+  long sum = 0;
+  rt.run([](long* out) -> slaw::task<> {
+    std::vector<long, slaw::allocator<long>> v;
+    for (long i = 0; i < 10000; ++i) v.push_back(i);
+    for (long x : v) *out += x;
+    co_return;
+  }(&sum));
+  EXPECT_EQ(sum, 10000L * 9999 / 2);
+  slaw::runtime_stats s = rt.stats();
+  EXPECT_GE(s.total.user_bytes_total, 10000u * sizeof(long));
+  EXPECT_EQ(s.total.user_bytes_live, 0);
+  // Off the workers slaw::allocate still works (the shared allocator).
+  std::vector<int, slaw::allocator<int>> outside(1000, 7);
+  EXPECT_EQ(outside[999], 7);
+}
+
+// A flat loop of n asyncs with one clause; `hold` keeps every task from finishing until all are spawned.
+slaw::task<> leaf(std::atomic<long>* done) {
+  done->fetch_add(1, std::memory_order_relaxed);
+  co_return;
+}
+slaw::task<> flat_loop(long n, slaw::schedule_clause c, std::atomic<long>* done) {
+  auto f = co_await slaw::start_finish();
+  for (long i = 0; i < n; ++i) co_await slaw::async(c, leaf, done);
+  co_await slaw::end_finish(f);
+}
+
+TEST(MemoryAccounting, ActiveTasksAndQueuedFreshBytes) {
+  const long n = 20000;
+  for (auto m : {slaw::policy::mode::hf, slaw::policy::mode::wf}) {
+    slaw::runtime rt(cfg_of(1, m));
+    rt.reset_stats();
+    std::atomic<long> done{0};
+    rt.run(flat_loop(n, slaw::dyn, &done));
+    ASSERT_EQ(done.load(), n);
+    slaw::runtime_stats s = rt.stats();
+    EXPECT_EQ(s.total.fresh_bytes_live, 0);
+    if (m == slaw::policy::mode::hf) {
+      // One worker, help-first: every child is queued before any runs.
+      EXPECT_GE(s.active_tasks_peak, n - s.gauge_error_tasks);
+      EXPECT_EQ(s.total.max_fresh, static_cast<std::uint64_t>(n));
+      EXPECT_GE(s.total.fresh_bytes_peak, static_cast<std::uint64_t>(n) * 32);
+      EXPECT_GE(s.memory_peak, n * 32 - s.gauge_error_bytes);
+    } else {
+      EXPECT_LE(s.active_tasks_peak, 2 + s.gauge_error_tasks);
+      EXPECT_EQ(s.total.max_fresh, 0u);
+      EXPECT_EQ(s.total.fresh_bytes_peak, 0u);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- ADP bounds on deep and wide programs
+
+// Parallel depth-first search of an R x C torus from (0,0): one async per newly visited vertex, so the
+// spawn depth follows the DFS tree (depth ~ R*C on a torus).
+struct torus {
+  int rows, cols;
+  std::vector<std::atomic<std::uint8_t>> seen;
+  std::atomic<long> visited{0};
+  torus(int r, int c) : rows(r), cols(c), seen(static_cast<std::size_t>(r) * c) {}
+};
+slaw::task<> dfs(torus* t, int v) {
+  t->visited.fetch_add(1, std::memory_order_relaxed);
+  int r = v / t->cols, c = v % t->cols;
+  const int nb[4] = {((r + 1) % t->rows) * t->cols + c, r * t->cols + (c + 1) % t->cols,
+                     ((r + t->rows - 1) % t->rows) * t->cols + c, r * t->cols + (c + t->cols - 1) % t->cols};
+  for (int u : nb)
+    if (!t->seen[u].exchange(1, std::memory_order_relaxed)) co_await slaw::async(dfs, t, u);
+}
+slaw::task<> pdfs(torus* t) {
+  t->seen[0].store(1);
+  co_await dfs(t, 0);
+}
+
+TEST(SpaceBounds, DynWorkFirstDepthStaysBelowSOnADeepTorusDfs) {
+  for (unsigned w : {1u, 2u}) {
+    slaw::config c = cfg_of(w);
+    c.adp.S = 64;
+    slaw::runtime rt(c);
+    torus t(300, 300);  // DFS tree depth up to 9e4
+    rt.run(pdfs(&t));
+    ASSERT_EQ(t.visited.load(), 300L * 300);
+    slaw::runtime_stats s = rt.stats();
+    for (const auto& ws : s.workers) EXPECT_LE(ws.max_wf_depth, c.adp.S) << w << " workers";
+    EXPECT_GT(s.total.spawns_hf, 0u);  // the stack condition fired
+  }
+}
+
+TEST(SpaceBounds, DynFreshTasksStayBelowFOnAFlatLoop) {
+  const long n = 100000;
+  for (unsigned w : {1u, 2u}) {
+    slaw::config c = cfg_of(w);
+    c.adp.F = 32;
+    slaw::runtime rt(c);
+    std::atomic<long> done{0};
+    rt.run(flat_loop(n, slaw::dyn, &done));
+    ASSERT_EQ(done.load(), n);
+    for (const auto& ws : rt.stats().workers) EXPECT_LE(ws.max_fresh, c.adp.F) << w << " workers";
+  }
+}
+
+// ---------------------------------------------------------------- DFDeques
+
+// A binary recursion that records its leaves in execution order and allocates a buffer per level.
+struct order_log {
+  std::mutex m;
+  std::vector<int> leaves;
+};
+slaw::task<> tree(int lo, int hi, order_log* log, std::size_t bytes_per_level) {
+  slaw::buffer<char> tmp;
+  if (bytes_per_level) tmp = co_await slaw::make_buffer<char>(bytes_per_level);
+  if (hi - lo == 1) {
+    std::lock_guard<std::mutex> g(log->m);
+    log->leaves.push_back(lo);
+    co_return;
+  }
+  int mid = (lo + hi) / 2;
+  auto f = co_await slaw::start_finish();
+  co_await slaw::async(tree, lo, mid, log, bytes_per_level);
+  co_await tree(mid, hi, log, bytes_per_level);
+  co_await slaw::end_finish(f);
+}
+
+TEST(DFDeques, KInfinityAtOneWorkerRunsInSerialOrderLikeWorkStealing) {
+  std::vector<int> serial(1024);
+  for (int i = 0; i < 1024; ++i) serial[i] = i;
+  {
+    slaw::runtime rt(cfg_of(1, slaw::policy::mode::wf));
+    order_log log;
+    rt.run(tree(0, 1024, &log, 64));
+    EXPECT_EQ(log.leaves, serial);
+  }
+  {
+    slaw::runtime rt(dfd_cfg(1, slaw::quota_infinite));
+    order_log log;
+    rt.run(tree(0, 1024, &log, 64));
+    EXPECT_EQ(log.leaves, serial);
+    slaw::runtime_stats s = rt.stats();
+    EXPECT_EQ(s.dfd_giveups, 0u);
+    EXPECT_LE(s.dfd_max_deques, 1u);
+  }
+  {  // a finite K at one worker leaves the serial order (digest §8.2 item 8), and is still correct:
+     // after a give-up the worker "steals" the bottom (lowest-priority) task of the leftmost deque, and
+     // with a period long enough to reach leaves from there, some leaves run early.
+    slaw::runtime rt(dfd_cfg(1, 4096));
+    order_log log;
+    rt.run(tree(0, 1024, &log, 256));
+    std::vector<int> sorted = log.leaves;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, serial);
+    EXPECT_NE(log.leaves, serial);
+    EXPECT_GT(rt.stats().dfd_giveups, 0u);
+  }
+}
+
+TEST(DFDeques, KInfinityNeverHasMoreDequesThanWorkers) {
+  for (unsigned w : {2u, 8u}) {
+    slaw::runtime rt(dfd_cfg(w, slaw::quota_infinite));
+    for (int rep = 0; rep < 20; ++rep) {
+      order_log log;
+      rt.run(tree(0, 4096, &log, 128));
+      ASSERT_EQ(log.leaves.size(), 4096u);
+    }
+    slaw::runtime_stats s = rt.stats();
+    EXPECT_LE(s.dfd_max_deques, w);
+    EXPECT_EQ(s.dfd_giveups, 0u);
+  }
+}
+
+TEST(DFDeques, QuotaIsNeverExceededBetweenSteals) {
+  for (std::uint64_t k : {1024u, 4096u, 50000u}) {
+    for (unsigned w : {1u, 2u, 8u}) {
+      slaw::runtime rt(dfd_cfg(w, k));
+      order_log log;
+      rt.run(tree(0, 2048, &log, 700));
+      ASSERT_EQ(log.leaves.size(), 2048u);
+      slaw::runtime_stats s = rt.stats();
+      EXPECT_LE(s.total.quota_max_used, static_cast<std::int64_t>(k)) << "K=" << k << " w=" << w;
+      EXPECT_EQ(s.total.quota_overrun_bytes, 0u);
+      if (k < 50000) {
+        EXPECT_GT(s.total.quota_giveups, 0u);
+      }
+    }
+  }
+}
+
+TEST(DFDeques, AllocationLargerThanKRunsFloorMOverKDummyTasks) {
+  const std::uint64_t k = 4096;
+  slaw::runtime rt(dfd_cfg(1, k));
+  rt.reset_stats();
+  std::size_t n = 10 * k + 5;
+  rt.run([](std::size_t bytes) -> slaw::task<> {
+    slaw::buffer<char> b = co_await slaw::make_buffer<char>(bytes);
+    for (auto& x : b) x = 1;
+  }(n));
+  slaw::runtime_stats s = rt.stats();
+  EXPECT_EQ(s.total.dummy_tasks, 10u);
+  EXPECT_GE(s.total.quota_giveups, 10u);
+  EXPECT_GE(s.dfd_steals, 10u);
+  EXPECT_EQ(s.total.quota_overrun_bytes, 0u);
+  EXPECT_LE(s.total.quota_max_used, static_cast<std::int64_t>(k));
+}
+
+TEST(DFDeques, SynchronousAllocationOverTheQuotaIsCountedAsOverrun) {
+  slaw::runtime rt(dfd_cfg(1, 2048));
+  rt.reset_stats();
+  rt.run([]() -> slaw::task<> {
+    void* p = slaw::allocate(3000);  // cannot wait: charged, and the excess is counted
+    co_await slaw::async([]() -> slaw::task<> { co_return; });  // the next scheduling point gives up
+    slaw::deallocate(p, 3000);
+  }());
+  slaw::runtime_stats s = rt.stats();
+  EXPECT_GT(s.total.quota_overrun_bytes, 0u);
+  EXPECT_GE(s.total.quota_giveups, 1u);
+}
+
+// Digest §8.2 item 8: at p = 1 the extra space over the serial run stays within c * min(K, S1) * D.
+TEST(DFDeques, OneWorkerSpaceStaysWithinS1PlusKTimesDepth) {
+  const std::size_t per_level = 2000;
+  const int leaves = 1024;  // depth D = 11 levels of buffers
+  std::int64_t s1 = 0;
+  {
+    slaw::runtime rt(cfg_of(1, slaw::policy::mode::wf));
+    rt.reset_stats();
+    order_log log;
+    rt.run(tree(0, leaves, &log, per_level));
+    s1 = rt.stats().total.user_bytes_peak;
+  }
+  EXPECT_EQ(s1, static_cast<std::int64_t>(per_level) * 11);
+  for (std::uint64_t k : {std::uint64_t{2048}, std::uint64_t{8192}, slaw::quota_infinite}) {
+    slaw::runtime rt(dfd_cfg(1, k));
+    rt.reset_stats();
+    order_log log;
+    rt.run(tree(0, leaves, &log, per_level));
+    std::int64_t peak = rt.stats().total.user_bytes_peak;
+    if (k == slaw::quota_infinite) {
+      EXPECT_EQ(peak, s1);
+    } else {
+      std::int64_t bound = s1 + 2 * std::min<std::int64_t>(static_cast<std::int64_t>(k), s1) * 11;
+      EXPECT_LE(peak, bound) << "K=" << k;
+    }
+  }
+}
+
+}  // namespace
