@@ -14,6 +14,9 @@
 // ~side^2/2 levels (248 MB at side=1000, 2 threads). has_omp() is true only when every team thread's
 // stack holds side^2 * 640 bytes (probed once at set-up; 8 MiB stacks allow side <= ~110); otherwise
 // the variant is skipped with a note on stderr. Run with OMP_STACKSIZE and `ulimit -s` raised to enable it.
+// serial_stack=MiB (default "fit") makes the serial elision the plain recursion on a thread with a stack
+// of that size, as a C program on a default 8 MiB stack would run it: on large tori it overflows and the
+// process dies of SIGSEGV (experiment A5 runs it in a child process and reports that).
 // Input: none but side. Oracle: the labels form a spanning tree rooted at vertex 0 (every vertex
 // labelled with a torus neighbour, every parent chain reaches the root without a cycle).
 #include <pthread.h>
@@ -182,7 +185,17 @@ class pdfs_instance : public slawbench::instance {
  public:
   explicit pdfs_instance(const slawbench::params& p) : t_(static_cast<int>(p.integer("side", 2, 10000))) {
     const std::size_t vertices = std::size_t(t_.side) * t_.side;
-    if (t_.side <= 1000) helper_ = std::make_unique<big_stack_thread>(vertices * 512 + (1 << 20));
+    if (p.text("serial_stack") != "fit") {
+      std::int64_t mib = 0;
+      try {
+        mib = p.integer("serial_stack", 1, 65536);
+      } catch (const slawbench::bench_error& e) {
+        throw slawbench::bench_error(std::string(e.what()) + ", or fit");
+      }
+      helper_ = std::make_unique<big_stack_thread>(static_cast<std::size_t>(mib) << 20);
+    } else if (t_.side <= 1000) {
+      helper_ = std::make_unique<big_stack_thread>(vertices * 512 + (1 << 20));
+    }
     const std::size_t have = omp_min_stack(), need = vertices * 640;
     omp_ok_ = have >= need;
     if (!omp_ok_)
@@ -251,9 +264,9 @@ class pdfs_instance : public slawbench::instance {
 SLAW_BENCHMARK(slawbench::benchmark{
     "pdfs",
     "parallel DFS spanning tree of a 2-D torus: escaping asyncs under one finish, tiny tasks",
-    {{"side", "100"}},
-    {{"side", "1000"}},
-    {{"side", "2000"}},
+    {{"side", "100"}, {"serial_stack", "fit"}},
+    {{"side", "1000"}, {"serial_stack", "fit"}},
+    {{"side", "2000"}, {"serial_stack", "fit"}},
     [](const slawbench::params& p) { return std::make_unique<pdfs_instance>(p); }});
 
 }  // namespace

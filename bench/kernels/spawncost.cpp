@@ -37,7 +37,7 @@ slaw::task<> spawncost_slaw(i64* slot, i64 k, i64 reps) {
 class spawncost_instance : public slawbench::instance {
  public:
   explicit spawncost_instance(const slawbench::params& p)
-      : k_(p.integer("k", 1, 1 << 20)), reps_(p.integer("reps", 1, 10000000)), slot_(k_) {}
+      : k_(p.integer("k", 1, 1 << 24)), reps_(p.integer("reps", 1, 10000000)), slot_(k_) {}
   void reset() override { slot_.assign(k_, 0); }
   void run_serial() override {
     i64* s = slot_.data();

@@ -34,9 +34,11 @@ struct config {
   bool steal_preempted_first = true;            // victim deque order for thieves
   scheduler_kind scheduler = scheduler_kind::ws;
   std::uint64_t quota = 50'000;                 // DFDeques K in bytes (the paper's value); quota_infinite = no quota
+  std::size_t policy_trace = 0;                 // record up to this many spawn-decision changes per worker
 
   // Reads SLAW_WORKERS, SLAW_POLICY (wf|hf|dyn), SLAW_S, SLAW_F, SLAW_INT, SLAW_STATS (unset or 0 = off,
-  // 1 = stderr, anything else = a file path), SLAW_SCHEDULER (ws|dfdeques), SLAW_K (bytes >= 1024, or inf).
+  // 1 = stderr, anything else = a file path), SLAW_SCHEDULER (ws|dfdeques), SLAW_K (bytes >= 1024, or inf),
+  // SLAW_TRACE (policy: record up to 100000 spawn-decision changes per worker, in the counters JSON).
   // Unset variables keep the defaults of `base`.
   // Throws config_error for a bad value.
   static config from_env(config base);

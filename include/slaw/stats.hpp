@@ -33,6 +33,14 @@ struct worker_stats {
   std::int64_t quota_max_used = 0;
   std::uint64_t quota_overrun_bytes = 0, quota_giveups = 0, dummy_tasks = 0;
   std::string policy;  // the worker's current ADP policy: "wf" or "hf"
+  // SLAW_TRACE=policy: the worker's spawn-decision changes as (spawn index, wf depth, "wf"|"hf", reason).
+  struct decision_change {
+    std::uint64_t spawn;
+    std::int32_t depth;
+    bool to_wf;
+    char reason;  // 'i' interval heuristic, 's' stack bound S, 'f' fresh bound F, 'c' clause/fixed mode
+  };
+  std::vector<decision_change> policy_trace;
 };
 
 struct runtime_stats {

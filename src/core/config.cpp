@@ -54,7 +54,18 @@ config config::from_env(config c) {
   }
   if (const char* v = std::getenv("SLAW_K")) {
     if (!std::strcmp(v, "inf")) c.quota = quota_infinite;
-    else c.quota = parse_uint("SLAW_K", v, min_quota, std::uint64_t{1} << 50);
+    else {
+      try {
+        c.quota = parse_uint("SLAW_K", v, min_quota, std::uint64_t{1} << 50);
+      } catch (const config_error& e) {
+        throw config_error(std::string(e.what()) + ", or inf");
+      }
+    }
+  }
+  if (const char* v = std::getenv("SLAW_TRACE")) {
+    if (!std::strcmp(v, "policy")) c.policy_trace = 100000;
+    else if (!std::strcmp(v, "") || !std::strcmp(v, "0")) c.policy_trace = 0;
+    else throw config_error(std::string("SLAW_TRACE='") + v + "': expected policy, or 0 for none");
   }
   if (const char* v = std::getenv("SLAW_STATS")) {
     if (!*v) throw config_error("SLAW_STATS='': expected 0 (off), 1 (stderr) or a file path");

@@ -40,8 +40,9 @@ void memory_gauge::add(std::int64_t d) noexcept {
 }
 
 void frame_allocator::publish_gauge() noexcept {
-  std::int64_t d = all_live_ - gauge_published_;
-  gauge_published_ = all_live_;
+  std::int64_t l = all_live();
+  std::int64_t d = l - gauge_published_;
+  gauge_published_ = l;
   process_gauge().add(d);
   update_watermark();
 }
@@ -50,13 +51,41 @@ void frame_allocator::update_watermark() noexcept {
   gauge_low_ = gauge_published_ - gauge_step;
   std::int64_t w = gauge_published_ + gauge_step;
   if (quota_.enabled) w = std::min({w, quota_.base + quota_.deferred + quota_.k, quota_.period_max});
-  watermark_ = w;
+  other_limit_ = w;
+  std::int64_t user = stats_.kind[1].live.load(std::memory_order_relaxed);
+  watermark_ = std::min(w, stats_.kind[0].peak.load(std::memory_order_relaxed) + user);
+}
+
+void frame_allocator::account_user(std::int64_t d) noexcept {
+  kind_stats& us = stats_.kind[1];
+  std::int64_t u = us.live.load(std::memory_order_relaxed) + d;
+  us.live.store(u, std::memory_order_relaxed);
+  if (u > us.peak.load(std::memory_order_relaxed)) us.peak.store(u, std::memory_order_relaxed);
+  std::int64_t l = all_live() + d;
+  all_live_.store(l, std::memory_order_relaxed);
+  if (d > 0) {
+    us.total.store(us.total.load(std::memory_order_relaxed) + static_cast<std::uint64_t>(d), std::memory_order_relaxed);
+    if (l > watermark_) return crossed_watermark(d, mem_kind::user);
+  } else if (l < gauge_low_) {
+    return publish_gauge();
+  }
+  update_watermark();  // its frame-peak term moved with the user bytes
 }
 
 void frame_allocator::crossed_watermark(std::int64_t n, mem_kind k) noexcept {
-  if (all_live_ > gauge_published_ + gauge_step) {
-    publish_gauge();  // also updates the watermark
+  const std::int64_t l = all_live();
+  if (l <= other_limit_) {  // only the frame peak moved (frames growing, e.g. help-first children queued)
+    stats_.kind[0].peak.store(l - stats_.kind[1].live.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    watermark_ = l;
+    return;
   }
+  if (l > gauge_published_ + gauge_step) {
+    process_gauge().add(l - gauge_published_);
+    gauge_published_ = l;
+  }
+  kind_stats& fs = stats_.kind[0];
+  std::int64_t frames = l - stats_.kind[1].live.load(std::memory_order_relaxed);
+  if (frames > fs.peak.load(std::memory_order_relaxed)) fs.peak.store(frames, std::memory_order_relaxed);
   if (quota_.enabled) {
     std::int64_t used = quota_used();
     if (used > quota_.k) {
@@ -75,17 +104,16 @@ void frame_allocator::crossed_watermark(std::int64_t n, mem_kind k) noexcept {
       quota_.preempt = true;
       used = quota_used();
     }
-    if (all_live_ > quota_.period_max) quota_.period_max = all_live_;
+    if (l > quota_.period_max) quota_.period_max = l;
     if (used > quota_.max_used.load(std::memory_order_relaxed)) quota_.max_used.store(used, std::memory_order_relaxed);
   }
   update_watermark();
 }
 
 void frame_allocator::reset_peaks() noexcept {
-  for (auto& ks : stats_.kind) {
-    ks.peak.store(ks.live.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    ks.total.store(0, std::memory_order_relaxed);
-  }
+  stats_.kind[0].peak.store(live_bytes(mem_kind::frame), std::memory_order_relaxed);
+  stats_.kind[1].peak.store(live_bytes(mem_kind::user), std::memory_order_relaxed);
+  for (auto& ks : stats_.kind) ks.total.store(0, std::memory_order_relaxed);
   quota_.max_used.store(0, std::memory_order_relaxed);
   quota_.overrun_bytes.store(0, std::memory_order_relaxed);
 }
@@ -104,10 +132,10 @@ void frame_allocator::quota_disable() noexcept {
 }
 
 void frame_allocator::quota_new_period() noexcept {
-  quota_.base = all_live_;
+  quota_.base = all_live();
   quota_.deferred = 0;
   quota_.reserved = 0;
-  quota_.period_max = all_live_;
+  quota_.period_max = all_live();
   quota_.preempt = false;
   deferred_unclaimed_ = 0;
   update_watermark();

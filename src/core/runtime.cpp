@@ -123,7 +123,7 @@ runtime_stats runtime::stats() const {
     const auto& fs = w->allocator()->stats();
     const auto& fk = fs.kind[static_cast<unsigned>(core::mem_kind::frame)];
     const auto& uk = fs.kind[static_cast<unsigned>(core::mem_kind::user)];
-    ws.frame_bytes_live = fk.live.load(std::memory_order_relaxed);
+    ws.frame_bytes_live = w->allocator()->live_bytes(core::mem_kind::frame);
     ws.frame_bytes_peak = fk.peak.load(std::memory_order_relaxed);
     ws.frame_bytes_total = fk.total.load(std::memory_order_relaxed);
     ws.user_bytes_live = uk.live.load(std::memory_order_relaxed);
@@ -138,6 +138,8 @@ runtime_stats runtime::stats() const {
     ws.quota_giveups = c.quota_giveups.get();
     ws.dummy_tasks = c.dummy_tasks.get();
     ws.policy = w->current_policy() == policy::spawn_policy::wf ? "wf" : "hf";
+    for (const core::policy_event& e : w->policy_trace())
+      ws.policy_trace.push_back({e.spawn, e.depth, e.to == policy::spawn_policy::wf, e.reason});
     s.workers.push_back(ws);
   }
   s.total = sum_stats(s.workers);

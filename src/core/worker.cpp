@@ -37,6 +37,7 @@ worker::worker(runtime_impl* rt, unsigned index, const config& cfg)
       adp_params_(params_for(cfg)),
       alloc_(frame_allocator::acquire()),
       dfd_(cfg.scheduler == scheduler_kind::dfdeques),
+      trace_limit_(cfg.policy_trace),
       rt_(rt),
       index_(index),
       rng_(0x9E3779B97F4A7C15ull * (index + 1)) {
@@ -57,11 +58,26 @@ void worker::reset_counters() noexcept {
                      &c_.context_switches, &c_.local_takes, &c_.max_wf_depth, &c_.max_fresh, &c_.parks, &c_.wakes,
                      &c_.tasks_run, &c_.quota_giveups, &c_.dummy_tasks, &c_.fresh_bytes_peak})
     c->v.store(0, std::memory_order_relaxed);
+  trace_.clear();
+}
+
+void worker::decision_changed(policy::spawn_policy d, std::int32_t depth) noexcept {
+  last_decision_ = d;
+  if (trace_.size() >= trace_limit_) return;
+  std::uint64_t spawns = c_.spawns_wf.get() + c_.spawns_hf.get();
+  char reason = 'i';
+  if (mode_ != policy::mode::dyn) reason = 'c';
+  else if (depth >= static_cast<std::int64_t>(adp_params_.S)) reason = 's';
+  else if (d == policy::spawn_policy::wf && adp_.current == policy::spawn_policy::hf) reason = 'f';
+  else if (d != adp_.current) reason = 'c';
+  trace_.push_back(policy_event{spawns, depth, d, reason});
 }
 
 void worker::publish_tasks() noexcept {
   process_task_gauge().add(tasks_local_ - tasks_published_);
   tasks_published_ = tasks_local_;
+  tasks_hi_ = tasks_published_ + task_step;
+  tasks_lo_ = tasks_published_ - task_step;
 }
 
 // ---------------- DFDeques give-ups (docs/space.md) ----------------

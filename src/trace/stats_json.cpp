@@ -61,6 +61,15 @@ void put(std::ostringstream& o, const worker_stats& w, bool with_policy) {
     << ",\"quota_overrun_bytes\":" << w.quota_overrun_bytes << ",\"quota_giveups\":" << w.quota_giveups
     << ",\"dummy_tasks\":" << w.dummy_tasks;
   if (with_policy) o << ",\"policy\":\"" << w.policy << "\"";
+  if (!w.policy_trace.empty()) {
+    o << ",\"policy_trace\":[";
+    for (std::size_t i = 0; i < w.policy_trace.size(); ++i) {
+      const auto& e = w.policy_trace[i];
+      o << (i ? "," : "") << "[" << e.spawn << "," << e.depth << ",\"" << (e.to_wf ? "wf" : "hf") << "\",\"" << e.reason
+        << "\"]";
+    }
+    o << "]";
+  }
   o << "}";
 }
 }  // namespace

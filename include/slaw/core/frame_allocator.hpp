@@ -57,7 +57,7 @@ inline chunk_header* header_of(void* p) noexcept {
 enum class mem_kind : unsigned { frame = 0, user = 1 };
 
 struct kind_stats {
-  std::atomic<std::int64_t> live{0};
+  std::atomic<std::int64_t> live{0};  // user memory only (frame live = all_live - user live)
   std::atomic<std::int64_t> peak{0};
   std::atomic<std::uint64_t> total{0};
 };
@@ -123,7 +123,12 @@ class frame_allocator {
   }
 
   const frame_stats& stats() const noexcept { return stats_; }
-  std::int64_t all_live() const noexcept { return all_live_; }
+  std::int64_t all_live() const noexcept { return all_live_.load(std::memory_order_relaxed); }
+  // Racy reads for stats.
+  std::int64_t live_bytes(mem_kind k) const noexcept {
+    std::int64_t u = stats_.kind[1].live.load(std::memory_order_relaxed);
+    return k == mem_kind::user ? u : all_live() - u;
+  }
   void reset_peaks() noexcept;
 
   // ---- DFDeques quota (owner only) ----
@@ -141,7 +146,7 @@ class frame_allocator {
   void quota_reserve_large(std::int64_t bytes) noexcept;
   // The part of `bytes` covered by the current reservation (consumed; not charged again).
   std::int64_t quota_consume_reservation(std::int64_t bytes) noexcept;
-  std::int64_t quota_used() const noexcept { return all_live_ - quota_.base - quota_.deferred; }
+  std::int64_t quota_used() const noexcept { return all_live() - quota_.base - quota_.deferred; }
   // Frame bytes allocated over the limit since the last take_deferred() (handed to the started task).
   std::int64_t quota_take_deferred() noexcept { return std::exchange(deferred_unclaimed_, 0); }
   bool quota_preempt_pending() const noexcept { return quota_.preempt; }
@@ -154,23 +159,26 @@ class frame_allocator {
   std::mutex& lock() noexcept { return mutex_; }  // used only for the global allocator
 
  private:
+  // Frames: the hot path keeps only the combined live bytes and the frame total; frame live bytes are
+  // all_live_ - user live, and the frame peak is tracked behind the watermark (frame_peak + user_live
+  // is one of its terms). User memory is accounted out of line (account_user).
   void account_alloc(std::size_t n, mem_kind k) noexcept {
-    kind_stats& ks = stats_.kind[static_cast<unsigned>(k)];
     auto d = static_cast<std::int64_t>(n);
-    std::int64_t l = ks.live.load(std::memory_order_relaxed) + d;
-    ks.live.store(l, std::memory_order_relaxed);
-    ks.total.store(ks.total.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
-    if (l > ks.peak.load(std::memory_order_relaxed)) [[unlikely]] ks.peak.store(l, std::memory_order_relaxed);
-    all_live_ += d;
-    if (all_live_ > watermark_) [[unlikely]] crossed_watermark(d, k);
+    if (k == mem_kind::user) return account_user(d);
+    std::int64_t l = all_live_.load(std::memory_order_relaxed) + d;
+    all_live_.store(l, std::memory_order_relaxed);
+    kind_stats& fs = stats_.kind[0];
+    fs.total.store(fs.total.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    if (l > watermark_) [[unlikely]] crossed_watermark(d, k);
   }
   void account_free(std::size_t n, mem_kind k) noexcept {
-    kind_stats& ks = stats_.kind[static_cast<unsigned>(k)];
     auto d = static_cast<std::int64_t>(n);
-    ks.live.store(ks.live.load(std::memory_order_relaxed) - d, std::memory_order_relaxed);
-    all_live_ -= d;
-    if (all_live_ < gauge_low_) [[unlikely]] publish_gauge();
+    if (k == mem_kind::user) return account_user(-d);
+    std::int64_t l = all_live_.load(std::memory_order_relaxed) - d;
+    all_live_.store(l, std::memory_order_relaxed);
+    if (l < gauge_low_) [[unlikely]] publish_gauge();
   }
+  void account_user(std::int64_t d) noexcept;
   void crossed_watermark(std::int64_t n, mem_kind k) noexcept;
   void publish_gauge() noexcept;
   void update_watermark() noexcept;
@@ -182,10 +190,11 @@ class frame_allocator {
   char* bump_end_[num_classes] = {};
   chunk_header* chunks_ = nullptr;
   frame_stats stats_;
-  std::int64_t all_live_ = 0;
+  std::atomic<std::int64_t> all_live_{0};  // owner-written; frames + user memory
   std::int64_t gauge_published_ = 0;  // the part of all_live_ included in the process gauge
   std::int64_t gauge_low_ = -gauge_step;
-  std::int64_t watermark_ = gauge_step;
+  std::int64_t watermark_ = 0;
+  std::int64_t other_limit_ = gauge_step;  // the watermark without its frame-peak term
   quota_state quota_;
   std::int64_t deferred_unclaimed_ = 0;
   std::mutex mutex_;

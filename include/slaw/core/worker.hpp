@@ -15,6 +15,7 @@
 #include <atomic>
 #include <coroutine>
 #include <cstdint>
+#include <vector>
 
 #include "slaw/config.hpp"
 #include "slaw/core/finish_node.hpp"
@@ -61,6 +62,15 @@ struct counter {
   std::uint64_t get() const noexcept { return v.load(std::memory_order_relaxed); }
 };
 
+// One change of a worker's spawn decision (SLAW_TRACE=policy): at which of its spawns, at what
+// work-first depth, to which policy, and why (interval heuristic, stack bound S, fresh bound F, clause).
+struct policy_event {
+  std::uint64_t spawn;
+  std::int32_t depth;
+  policy::spawn_policy to;
+  char reason;  // 'i' interval, 's' stack, 'f' fresh, 'c' clause or fixed mode
+};
+
 struct worker_counters {
   counter spawns_wf, spawns_hf, steals_pre, steals_fresh, failed_steals, context_switches, local_takes,
       max_wf_depth, max_fresh, parks, wakes, tasks_run, quota_giveups, dummy_tasks, fresh_bytes_peak;
@@ -77,20 +87,22 @@ class worker {
   ~worker();
 
   // ---------------- spawn fast path ----------------
-  policy::spawn_policy choose(policy::schedule clause) noexcept {
-    return policy::decide(
-        adp_params_, adp_, mode_, clause, static_cast<std::int32_t>(pre_.head() - base_), fresh_.size_estimate(),
-        [this] { return fresh_.refresh_size(); },
+  [[gnu::always_inline]] policy::spawn_policy choose(policy::schedule clause) noexcept {
+    const auto depth = static_cast<std::int32_t>(pre_.head() - base_);
+    policy::spawn_policy d = policy::decide(
+        adp_params_, adp_, mode_, clause, depth, fresh_.size_estimate(), [this] { return fresh_.refresh_size(); },
         [this] {
           return stolen_pre_.load(std::memory_order_relaxed) + stolen_fresh_.load(std::memory_order_relaxed);
         });
+    if (d != last_decision_) [[unlikely]] decision_changed(d, depth);
+    return d;
   }
-  void push_preempted(promise_base* child) noexcept {
+  [[gnu::always_inline]] void push_preempted(promise_base* child) noexcept {
     if (pre_.push(reinterpret_cast<std::uintptr_t>(child))) [[unlikely]] on_exposed();
     c_.spawns_wf.bump();
     c_.max_wf_depth.max(static_cast<std::int32_t>(pre_.head() - base_) > 0 ? pre_.head() - base_ : 0);
   }
-  void push_fresh(promise_base* child) noexcept {
+  [[gnu::always_inline]] void push_fresh(promise_base* child) noexcept {
     if (fresh_.push(reinterpret_cast<std::uintptr_t>(child))) [[unlikely]] on_exposed();
     c_.spawns_hf.bump();
     c_.max_fresh.max(fresh_.size_estimate());
@@ -105,10 +117,10 @@ class worker {
 
   // ---------------- active tasks ----------------
   void task_begins() noexcept {
-    if (++tasks_local_ > tasks_published_ + task_step) [[unlikely]] publish_tasks();
+    if (++tasks_local_ > tasks_hi_) [[unlikely]] publish_tasks();
   }
   void task_ends() noexcept {
-    if (--tasks_local_ < tasks_published_ - task_step) [[unlikely]] publish_tasks();
+    if (--tasks_local_ < tasks_lo_) [[unlikely]] publish_tasks();
   }
 
   // ---------------- DFDeques ----------------
@@ -163,6 +175,8 @@ class worker {
   bool has_visible_work() const noexcept { return !pre_.looks_empty() || !fresh_.looks_empty(); }
   frame_allocator* allocator() const noexcept { return alloc_; }
   void reset_counters() noexcept;
+  // The recorded decision changes (owner-written; read after the runtime's workers are idle).
+  const std::vector<policy_event>& policy_trace() const noexcept { return trace_; }
 
  private:
   friend class runtime_impl;
@@ -172,6 +186,7 @@ class worker {
     return h->block_size;
   }
   void publish_tasks() noexcept;
+  void decision_changed(policy::spawn_policy d, std::int32_t depth) noexcept;
   std::coroutine_handle<> give_up(split_deque::entry below, split_deque::entry top) noexcept;
   // Runs a stolen DFDeques entry (tagged): starts a new quota period, charges a handed-over frame.
   std::coroutine_handle<> begin_stolen(split_deque::entry e) noexcept;
@@ -198,10 +213,14 @@ class worker {
   policy::adp_params adp_params_;
   policy::adp_state adp_;
   frame_allocator* alloc_;
-  std::int64_t tasks_local_ = 0, tasks_published_ = 0;
+  policy::spawn_policy last_decision_ = policy::spawn_policy::hf;
+  std::uint64_t spawns_seen_ = 0;  // spawns up to the last decision change (for the trace)
+  std::int64_t tasks_local_ = 0, tasks_published_ = 0, tasks_hi_ = task_step, tasks_lo_ = -task_step;
   std::int64_t fresh_bytes_in_ = 0, fresh_bytes_out_ = 0;
   bool dfd_;
-  bool in_r_ = false;  // DFDeques: this worker owns a deque in R (guarded by R's lock)
+  bool in_r_ = false;
+  std::size_t trace_limit_;  // 0: no policy trace
+  std::vector<policy_event> trace_;  // DFDeques: this worker owns a deque in R (guarded by R's lock)
   runtime_impl* rt_;
   unsigned index_;
   std::uint64_t rng_;
