@@ -168,7 +168,7 @@ def trace_summary(r):
 
 
 def s_a5(d):
-    reason = {"i": "interval", "s": "stack bound S", "f": "fresh bound F", "c": "clause"}
+    reason = {"i": "interval", "s": "stack bound S", "f": "fresh bound F", "c": "clause", "u": "under S again"}
     lines = ["## A5: PDFS on a side x side torus (SLAW §V-C, Fig 5.2f; digest slaw.md §9.3 A5)", "",
              "Serial = the plain recursion on an 8 MiB stack, run in its own process. Frames = peak live frame bytes "
              "(sum over workers), memory = process-wide peak of frames + user memory, RSS = the process's peak "
@@ -190,14 +190,14 @@ def s_a5(d):
     lines += ["", "### A7: policy trace of slaw-dyn on PDFS (SLAW_TRACE=policy)", "",
               "Every worker starts help-first. Changes counted over all workers, by the policy changed to and the reason; "
               "then the first changes of one worker as (spawn index, WF depth, policy, reason).", "",
-              "| side | workers | → wf (interval) | → wf (fresh F) | → hf (interval) | → hf (stack S) | first changes |",
-              "|---|---|---|---|---|---|---|"]
+              "| side | workers | → wf (interval) | → hf (interval) | → hf (stack S) | → wf (under S again) | → wf (fresh F) | first changes |",
+              "|---|---|---|---|---|---|---|---|"]
     for side, w, (counts, first) in traces:
         if counts is None:
             continue
         g = lambda to, why: counts.get((to, why), 0)
         fs = " ".join(f"({a},{b},{c},{reason[e]})" for a, b, c, e in (first or []))
-        lines.append(f"| {side} | {w} | {g('wf', 'i')} | {g('wf', 'f')} | {g('hf', 'i')} | {g('hf', 's')} | {fs} |")
+        lines.append(f"| {side} | {w} | {g('wf', 'i')} | {g('hf', 'i')} | {g('hf', 's')} | {g('wf', 'u')} | {g('wf', 'f')} | {fs} |")
     return lines
 
 

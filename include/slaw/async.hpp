@@ -49,6 +49,7 @@ struct spawn_awaiter {
     child->join = f;
     child->cur = f;
     child->parent = parent;
+    SLAW_ORDER_NOTE_CHILD(parent, child);
     w->task_begins();
     if (w->choose(clause) == policy::spawn_policy::hf) {
       child->kind = core::task_kind::queued;

@@ -38,7 +38,8 @@ struct worker_stats {
     std::uint64_t spawn;
     std::int32_t depth;
     bool to_wf;
-    char reason;  // 'i' interval heuristic, 's' stack bound S, 'f' fresh bound F, 'c' clause/fixed mode
+    char reason;  // 'i' interval heuristic, 's' stack bound S, 'f' fresh bound F, 'c' clause/fixed mode,
+                  // 'u' back to the interval's policy after a forced choice
   };
   std::vector<decision_change> policy_trace;
 };

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "slaw/core/order_labels.hpp"
 #include "slaw/core/worker.hpp"
 
 namespace slaw {
@@ -62,6 +63,7 @@ struct promise : core::promise_base, promise_storage<T> {
     this->self = std::coroutine_handle<promise>::from_promise(*this);
     this->exc = nullptr;
   }
+  ~promise() { SLAW_ORDER_FORGET(this); }
 
   static void* operator new(std::size_t n) { return core::frame_alloc(n); }
   static void operator delete(void* p, std::size_t n) noexcept { core::frame_free(p, n); }
@@ -106,6 +108,7 @@ struct call_awaiter {
     c.parent = caller;
     c.cur = caller->cur;
     c.out = nullptr;
+    SLAW_ORDER_NOTE_CHILD(caller, &c);
     if (core::tls_allocator->quota_preempt_pending()) [[unlikely]]  // DFDeques quota spent
       return core::tls_worker->give_up_at_call(&c);
     return callee;

@@ -1,30 +1,65 @@
 #include "core/dfdeques.hpp"
 
-#include <algorithm>
 #include <cassert>
 
+#include "slaw/core/order_labels.hpp"
 #include "slaw/core/worker.hpp"
 
 namespace slaw::core {
 
 deque_list::~deque_list() {
-  for (const slot& s : r_) delete s.deq;
-  for (abandoned* a : pool_) delete a;
+  for (node* n = head_; n;) {
+    node* next = n->next;
+    if (n->ownerless()) delete n;
+    n = next;
+  }
+  for (node* d : pool_) delete d;
 }
 
-std::size_t deque_list::index_of(const worker& w) const noexcept {
-  for (std::size_t i = 0; i < r_.size(); ++i)
-    if (r_[i].owner == &w) return i;
-  return r_.size();
+void deque_list::link_after(node* pos, node* n) noexcept {
+  n->prev = pos;
+  n->next = pos ? pos->next : head_;
+  if (n->next) n->next->prev = n;
+  else tail_ = n;
+  if (pos) pos->next = n;
+  else head_ = n;
+  n->in_list = true;
+  if (++size_ > c_.max_deques) c_.max_deques = size_;
 }
+
+void deque_list::unlink(node* n) noexcept {
+  if (n->prev) n->prev->next = n->next;
+  else head_ = n->next;
+  if (n->next) n->next->prev = n->prev;
+  else tail_ = n->prev;
+  n->prev = n->next = nullptr;
+  n->in_list = false;
+  --size_;
+  ++c_.deletions;
+}
+
+deque_list::node* deque_list::own_node(const worker& w) noexcept { return &own_[w.index()]; }
 
 void deque_list::remove_own(worker& w) {
   if (!w.in_r_) return;
-  std::size_t i = index_of(w);
-  assert(i < r_.size());
-  r_.erase(r_.begin() + static_cast<std::ptrdiff_t>(i));
+  node* n = own_node(w);
+  assert(n->in_list && n->owner == &w);
+  unlink(n);
+  n->owner = nullptr;
   w.in_r_ = false;
-  ++c_.deletions;
+}
+
+deque_list::node* deque_list::new_abandoned() {
+  if (pool_.empty()) return new node();
+  node* d = pool_.back();
+  pool_.pop_back();
+  return d;
+}
+
+void deque_list::recycle(node* d) {
+  d->entries.clear();
+  d->bottom = 0;
+  pool_.push_back(d);
 }
 
 split_deque::entry deque_list::steal(worker& w, std::uint64_t random) {
@@ -32,15 +67,16 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random) {
   if (!lk.owns_lock()) return split_deque::none;  // another steal or give-up is in progress: a failed attempt
   remove_own(w);  // its deque is empty and it has no task (Fig. 5: delete the deque, then steal)
   std::size_t i = static_cast<std::size_t>(random % p_);
-  if (i >= r_.size()) {
+  node* s = head_;
+  for (; s && i > 0; --i) s = s->next;
+  if (!s) {  // fewer than i + 1 deques
     ++c_.failed_attempts;
     return split_deque::none;
   }
-  slot& s = r_[i];
   split_deque::entry e = split_deque::none;
-  std::size_t insert_at = i + 1;
-  if (s.owner) {
-    worker* v = s.owner;
+  node* insert_after = s;
+  if (!s->ownerless()) {
+    worker* v = s->owner;
     split_deque& d = v->pre_;
     if (d.looks_empty()) {
       d.request_split();  // the owner exposes part of its private region at its next push
@@ -55,33 +91,32 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random) {
       if (e != split_deque::none) v->stolen_pre_.fetch_add(1, std::memory_order_relaxed);
     }
   } else {
-    abandoned* a = s.deq;
-    e = a->entries[a->bottom++];
+    e = s->entries[s->bottom++];
     abandoned_entries_.fetch_sub(1, std::memory_order_seq_cst);
-    if (!(e & entry_tags)) {  // a chain frame below the top: count its child as in the owned case
+    if (!(e & entry_tags)) {  // a frame of the stopped chain: count its child as in the owned case (D1)
       promise_base* child = entry_promise(e);
       child->join->add_unit();
       e = reinterpret_cast<split_deque::entry>(child->parent) | parent_tag;
     }
-    if (a->empty()) {  // the last task of an ownerless deque: delete the deque
-      a->entries.clear();
-      a->bottom = 0;
-      pool_.push_back(a);
-      r_.erase(r_.begin() + static_cast<std::ptrdiff_t>(i));
-      insert_at = i;
-      ++c_.deletions;
+    if (s->empty()) {  // the last task of an ownerless deque: delete the deque, take its place
+      insert_after = s->prev;
+      unlink(s);
+      recycle(s);
     }
   }
   if (e == split_deque::none) {
     ++c_.failed_attempts;
     return e;
   }
-  r_.insert(r_.begin() + static_cast<std::ptrdiff_t>(insert_at), slot{&w, nullptr});
+  node* mine = own_node(w);
+  mine->owner = &w;
+  link_after(insert_after, mine);
   w.in_r_ = true;
   ++c_.steals;
-  note_size();
 #ifndef NDEBUG
   check_invariants();
+  check_order_around(mine->prev);
+  check_order_around(mine->next);
 #endif
   return e;
 }
@@ -89,37 +124,35 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random) {
 void deque_list::enter_root(worker& w) {
   std::lock_guard<std::mutex> g(m_);
   remove_own(w);
-  r_.push_back(slot{&w, nullptr});
+  node* mine = own_node(w);
+  mine->owner = &w;
+  link_after(tail_, mine);
   w.in_r_ = true;
   ++c_.roots;
-  note_size();
 }
 
 void deque_list::give_up(worker& w) {
   std::lock_guard<std::mutex> g(m_);
-  std::size_t i = index_of(w);
-  assert(i < r_.size() && "DFDeques: a worker gave up a deque it does not own");
-  abandoned* a;
-  if (pool_.empty()) {
-    a = new abandoned();
-  } else {
-    a = pool_.back();
-    pool_.pop_back();
-  }
+  node* mine = own_node(w);
+  assert(w.in_r_ && mine->in_list && "DFDeques: a worker gave up a deque it does not own");
+  node* d = new_abandoned();
   // No thief can be inside w's deque: every steal holds m_.
-  w.pre_.take_all(a->entries);
+  w.pre_.take_all(d->entries);
+  node* pos = mine->prev;
+  unlink(mine);
+  mine->owner = nullptr;
   w.in_r_ = false;
   ++c_.giveups;
-  if (a->entries.empty()) {
-    pool_.push_back(a);
-    r_.erase(r_.begin() + static_cast<std::ptrdiff_t>(i));
-    ++c_.deletions;
+  if (d->entries.empty()) {
+    recycle(d);
   } else {
-    abandoned_entries_.fetch_add(a->entries.size(), std::memory_order_seq_cst);
-    r_[i] = slot{nullptr, a};
+    abandoned_entries_.fetch_add(d->entries.size(), std::memory_order_seq_cst);
+    link_after(pos, d);  // in the worker's place
+    --c_.deletions;      // the deque stays: not a deletion
   }
 #ifndef NDEBUG
   check_invariants();
+  if (!d->entries.empty()) check_order_around(d);
 #endif
 }
 
@@ -135,25 +168,51 @@ dfd_counters deque_list::counters() const {
 
 std::size_t deque_list::size() const {
   std::lock_guard<std::mutex> g(m_);
-  return r_.size();
+  return size_;
 }
 
 void deque_list::reset_counters() {
   std::lock_guard<std::mutex> g(m_);
   c_ = dfd_counters{};
-  c_.max_deques = r_.size();
+  c_.max_deques = size_;
 }
 
 void deque_list::check_invariants() const {
-  for (std::size_t i = 0; i < r_.size(); ++i) {
-    const slot& s = r_[i];
-    assert((s.owner == nullptr) != (s.deq == nullptr));
-    if (s.deq) assert(!s.deq->empty() && "DFDeques: an empty ownerless deque stayed in R");
-    if (s.owner) {
-      assert(s.owner->in_r_);
-      for (std::size_t j = i + 1; j < r_.size(); ++j) assert(r_[j].owner != s.owner && "a worker owns two deques");
-    }
+  std::size_t n = 0;
+  for (const node* x = head_; x; x = x->next, ++n) {
+    assert(x->in_list && (x->next == nullptr || x->next->prev == x));
+    assert((x->next != nullptr) == (x != tail_));
+    if (x->ownerless()) assert(!x->empty() && "DFDeques: an empty ownerless deque stayed in R");
+    else assert(x->owner->in_r_ && x == &own_[x->owner->index()] && "a worker's slot is its own node");
   }
+  assert(n == size_);
+  (void)n;
+}
+
+void deque_list::check_order_around(const node* n) const {
+  if (!n || !n->ownerless()) return;
+  using label = std::optional<std::vector<std::uint32_t>>;
+  auto before = [](const label& a, const label& b) { return !a || !b || *a < *b; };  // unlabelled: unchecked
+  // Within the deque: entries are stored bottom first, so the 1DF position decreases towards the top.
+  for (std::size_t j = n->bottom; j + 1 < n->entries.size(); ++j)
+    assert(before(order_label_of_entry(n->entries[j + 1]), order_label_of_entry(n->entries[j])) &&
+           "Lemma 3.1: an ownerless deque is out of priority order");
+  label top = order_label_of_entry(n->entries.back()), bottom = order_label_of_entry(n->entries[n->bottom]);
+  for (const node* l = n->prev; l; l = l->prev)
+    if (l->ownerless()) {
+      assert(before(order_label_of_entry(l->entries[l->bottom]), top) &&
+             "Lemma 3.1: a deque holds a task that precedes one of a deque left of it");
+      break;
+    }
+  for (const node* r = n->next; r; r = r->next)
+    if (r->ownerless()) {
+      assert(before(bottom, order_label_of_entry(r->entries.back())) &&
+             "Lemma 3.1: a deque holds a task that follows one of a deque right of it");
+      break;
+    }
+  (void)before;
+  (void)top;
+  (void)bottom;
 }
 
 }  // namespace slaw::core

@@ -7,20 +7,21 @@
 //
 // Synchronisation. One lock guards R's structure and every steal; owners push and pop the top of
 // their own deque without it (the split deque's protocol, thieves then also take the deque's steal
-// lock). Why one lock is correct: a steal is "take the bottom of the i-th deque AND insert the new
+// lock). R is a doubly linked list, so each operation is O(p). Why one lock is correct: a steal is "take the bottom of the i-th deque AND insert the new
 // deque right of it"; were two thieves of the same victim to interleave these halves, the one holding
 // the lower-priority task could end up left of the other and break the order (Lemma 3.1 part 3). The
 // lock makes each steal, give-up and deletion atomic with respect to the others, so R changes by one
 // operation at a time as in the paper's model. Why it is fast enough: the owner's fast path never
 // takes it; it is taken once per steal attempt (try_lock: a thief that finds it held counts a failed
 // attempt, as two thieves hitting one deque do in the paper's model) and once per give-up, i.e.
-// O(p·D + S_a/K) times per run (Theorem 4.5), each hold being O(|R|) pointer moves. On many cores a
+// O(p·D + S_a/K) times per run (Theorem 4.5), each hold being O(p) pointer steps. On many cores a
 // lazily maintained R (paper fn. 2) would remove the serialisation; 2–16 workers do not need it.
 #pragma once
 
 #include <coroutine>
 #include <cstdint>
 #include <mutex>
+#include <atomic>
 #include <vector>
 
 #include "slaw/core/split_deque.hpp"
@@ -37,12 +38,15 @@ struct dfd_counters {
 
 class deque_list {
  public:
-  explicit deque_list(unsigned workers) : p_(workers) {}
+  explicit deque_list(unsigned workers) : p_(workers), own_(workers) {
+    for (unsigned i = 0; i < workers; ++i) own_[i].owner_index = i;
+  }
   ~deque_list();
 
   // One steal attempt by `w`, whose own deque is empty (it leaves R first): pick i uniformly in
-  // [0, p), take the bottom entry of the i-th deque, put w's deque right of it. Returns the entry to
-  // run (none on a failed attempt) and how it was found.
+  // [0, p), take the bottom entry of the i-th deque from the left, put w's deque right of it.
+  // Returns the entry to run, tagged (an untagged one is counted and turned into its parent's tagged
+  // continuation under the lock), or none on a failed attempt.
   split_deque::entry steal(worker& w, std::uint64_t random);
   // `w` takes an injected root task: its deque goes to the right end of R.
   void enter_root(worker& w);
@@ -57,29 +61,43 @@ class deque_list {
   std::size_t size() const;
   void reset_counters();
 
-  // Debug check of R's structure: at most one slot per worker; no empty ownerless deque.
-  void check_invariants() const;
-
  private:
-  struct abandoned {
+  // R is an intrusive doubly linked list, as in the paper: inserting right of a deque and deleting
+  // are O(1), finding the i-th deque from the left is O(i) with i < p. A worker's slot is its entry of
+  // `own_`; an ownerless deque carries its own node.
+  struct node {
+    node* prev = nullptr;
+    node* next = nullptr;
+    worker* owner = nullptr;  // owned slots (own_[i]): the worker while in R
+    unsigned owner_index = 0;
+    bool in_list = false;
+    // ownerless deques
     std::vector<split_deque::entry> entries;  // bottom first
     std::size_t bottom = 0;
+    bool ownerless() const noexcept { return owner == nullptr; }
     bool empty() const noexcept { return bottom == entries.size(); }
   };
-  struct slot {
-    worker* owner;   // the owning worker, or null
-    abandoned* deq;  // for ownerless slots
-  };
-  std::size_t index_of(const worker& w) const noexcept;
+  void link_after(node* pos, node* n) noexcept;  // pos == nullptr: at the left end
+  void unlink(node* n) noexcept;
+  node* own_node(const worker& w) noexcept;
   void remove_own(worker& w);  // under the lock
-  void note_size() noexcept {
-    if (r_.size() > c_.max_deques) c_.max_deques = r_.size();
-  }
+  node* new_abandoned();
+  void recycle(node* d);
+
+  // Debug checks (under the lock): R's structure, and Lemma 3.1's order around node n: within an
+  // ownerless deque priority decreases from top to bottom, and every task of an ownerless deque
+  // precedes (in 1DF order) those of the nearest ownerless deques right of it and follows those left
+  // of it. Owned deques are skipped: their owners push and pop without the lock.
+  void check_invariants() const;
+  void check_order_around(const node* n) const;
 
   const unsigned p_;
   mutable std::mutex m_;
-  std::vector<slot> r_;
-  std::vector<abandoned*> pool_;
+  std::vector<node> own_;
+  node* head_ = nullptr;
+  node* tail_ = nullptr;
+  std::size_t size_ = 0;
+  std::vector<node*> pool_;
   dfd_counters c_;
   std::atomic<std::uint64_t> abandoned_entries_{0};
 };

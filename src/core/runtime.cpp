@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/runtime_impl.hpp"
+#include "slaw/core/order_labels.hpp"
 #include "slaw/finish.hpp"
 
 namespace slaw {
@@ -23,7 +24,10 @@ runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
   cfg.validate();
   unsigned n = cfg.workers ? cfg.workers : std::max(1u, std::thread::hardware_concurrency());
   cfg.workers = n;
-  if (cfg.scheduler == scheduler_kind::dfdeques) dfd = std::make_unique<deque_list>(n);
+  if (cfg.scheduler == scheduler_kind::dfdeques) {
+    dfd = std::make_unique<deque_list>(n);
+    order_labels_active.fetch_add(1, std::memory_order_relaxed);  // debug builds label frames (Lemma 3.1)
+  }
   workers.reserve(n);
   for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<worker>(this, i, cfg));
   threads_.reserve(n);
@@ -39,6 +43,7 @@ void runtime_impl::shutdown() {
   park.wake_all();
   for (auto& t : threads_) t.join();
   threads_.clear();
+  if (dfd) order_labels_active.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void runtime_impl::inject(promise_base* root) {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/dfdeques.hpp"
+#include "slaw/core/order_labels.hpp"
 #include "core/runtime_impl.hpp"
 
 namespace slaw::core {
@@ -63,14 +64,14 @@ void worker::reset_counters() noexcept {
 
 void worker::decision_changed(policy::spawn_policy d, std::int32_t depth) noexcept {
   last_decision_ = d;
-  if (trace_.size() >= trace_limit_) return;
-  std::uint64_t spawns = c_.spawns_wf.get() + c_.spawns_hf.get();
-  char reason = 'i';
+  char reason = 'i';  // the interval heuristic changed adp_.current
   if (mode_ != policy::mode::dyn) reason = 'c';
   else if (depth >= static_cast<std::int64_t>(adp_params_.S)) reason = 's';
   else if (d == policy::spawn_policy::wf && adp_.current == policy::spawn_policy::hf) reason = 'f';
   else if (d != adp_.current) reason = 'c';
-  trace_.push_back(policy_event{spawns, depth, d, reason});
+  else if (last_reason_ == 's' || last_reason_ == 'f' || last_reason_ == 'c') reason = 'u';  // a forced choice ended
+  last_reason_ = reason;
+  if (trace_.size() < trace_limit_) trace_.push_back(policy_event{c_.spawns_wf.get() + c_.spawns_hf.get(), depth, d, reason});
 }
 
 void worker::publish_tasks() noexcept {
@@ -325,6 +326,9 @@ std::coroutine_handle<> worker::take_root() noexcept {
   if (dfd_) {
     rt_->dfd->enter_root(*this);
     alloc_->quota_new_period();
+#ifndef NDEBUG
+    order_note_root(r);
+#endif
   }
   task_begins();
   return r->self;

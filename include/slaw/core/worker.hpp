@@ -68,7 +68,8 @@ struct policy_event {
   std::uint64_t spawn;
   std::int32_t depth;
   policy::spawn_policy to;
-  char reason;  // 'i' interval, 's' stack, 'f' fresh, 'c' clause or fixed mode
+  char reason;  // 'i' interval heuristic, 's' stack bound S, 'f' fresh bound F, 'c' clause or fixed mode,
+                // 'u' back to the interval's policy after a forced choice
 };
 
 struct worker_counters {
@@ -214,6 +215,7 @@ class worker {
   policy::adp_state adp_;
   frame_allocator* alloc_;
   policy::spawn_policy last_decision_ = policy::spawn_policy::hf;
+  char last_reason_ = 'i';
   std::uint64_t spawns_seen_ = 0;  // spawns up to the last decision change (for the trace)
   std::int64_t tasks_local_ = 0, tasks_published_ = 0, tasks_hi_ = task_step, tasks_lo_ = -task_step;
   std::int64_t fresh_bytes_in_ = 0, fresh_bytes_out_ = 0;
