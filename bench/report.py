@@ -5,14 +5,16 @@ usage: bench/report.py RESULTS.json [--md OUT.md] [--plots DIR]
 
 Per benchmark: Ts (serial median), then for each variant T1/Ts (work overhead on 1 worker) and Ts/T2
 (speedup over the serial elision on 2 workers), and slaw-dyn against the best peer (oneTBB or OpenMP)
-as best_peer_time / slaw_dyn_time at 1 and 2 workers (> 1 means slaw-dyn is faster).
+as best_peer_time / slaw_dyn_time at 1 and 2 workers (> 1 means slaw-dyn is faster). A second table
+gives memory at 2 workers: slaw's process-wide peak of frames + user memory for the slaw variants, and
+the peak RSS of every variant (RSS includes what earlier variants of the same process left mapped).
 """
 import argparse
 import json
 import os
 import sys
 
-VARIANTS = ["slaw-wf", "slaw-hf", "slaw-dyn", "tbb", "omp"]
+VARIANTS = ["slaw-wf", "slaw-hf", "slaw-dyn", "slaw-dfd", "tbb", "omp"]
 
 
 def load(path):
@@ -25,13 +27,16 @@ def load(path):
 
 
 def index(runs):
-    """{bench: {(variant, workers): median}}, plus the oracle verdicts."""
-    table, failed = {}, []
+    """{bench: {(variant, workers): median}}, {bench: {(variant, workers): (memory_peak, rss)}} and the
+    oracle verdicts."""
+    table, memory, failed = {}, {}, []
     for r in runs:
         table.setdefault(r["bench"], {})[(r["variant"], r["workers"])] = r["median"]
+        mem = (r.get("counters") or {}).get("memory_peak")
+        memory.setdefault(r["bench"], {})[(r["variant"], r["workers"])] = (mem, r.get("peak_rss_kb"))
         if not r["oracle_ok"]:
             failed.append(f'{r["bench"]} {r["variant"]} w={r["workers"]}: {r["oracle"]}')
-    return table, failed
+    return table, memory, failed
 
 
 def fmt(x, digits=2):
@@ -62,6 +67,24 @@ def markdown(rs):
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in rs:
         cells = [r["bench"], fmt(r["Ts"], 4) + " s"] + [fmt(r[c]) for c in cols[2:]]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def memory_markdown(memory, workers=2):
+    cols = ["bench"] + [f"{v} memory" for v in VARIANTS if v.startswith("slaw")] + [f"{v} RSS" for v in ["serial"] + VARIANTS]
+    lines = [f"Peak memory in MB at {workers} workers (serial: 1 worker)", "",
+             "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for bench in sorted(memory):
+        m = memory[bench]
+        cells = [bench]
+        for v in VARIANTS:
+            if v.startswith("slaw"):
+                mem = m.get((v, workers), (None, None))[0]
+                cells.append(fmt(mem / 2**20 if mem is not None else None, 1))
+        for v in ["serial"] + VARIANTS:
+            rss = m.get((v, 1 if v == "serial" else workers), (None, None))[1]
+            cells.append(fmt(rss / 1024 if rss is not None else None, 0))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -104,9 +127,9 @@ def main():
     ap.add_argument("--plots")
     a = ap.parse_args()
     data = load(a.results)
-    table, failed = index(data.get("runs", []))
+    table, memory, failed = index(data.get("runs", []))
     rs = rows(table)
-    md = markdown(rs)
+    md = markdown(rs) + "\n\n" + memory_markdown(memory)
     print(md)
     if failed:
         print("\nORACLE FAILURES:\n" + "\n".join(failed))

@@ -64,10 +64,43 @@ TEST(Config, BadValuesNameTheVariableAndTheAcceptedValues) {
   EXPECT_NE(error_for("SLAW_STATS", "").find("SLAW_STATS"), std::string::npos);
 }
 
+TEST(Config, SchedulerQuotaAndTrace) {
+  {
+    env_guard a("SLAW_SCHEDULER", "dfdeques"), b("SLAW_K", "4096"), c("SLAW_TRACE", "policy");
+    slaw::config cfg = slaw::config::from_env();
+    EXPECT_EQ(cfg.scheduler, slaw::scheduler_kind::dfdeques);
+    EXPECT_EQ(cfg.quota, 4096u);
+    EXPECT_GT(cfg.policy_trace, 0u);
+  }
+  {
+    env_guard a("SLAW_K", "inf");
+    EXPECT_EQ(slaw::config::from_env().quota, slaw::quota_infinite);
+  }
+  slaw::config d = slaw::config::from_env();
+  EXPECT_EQ(d.scheduler, slaw::scheduler_kind::ws);
+  EXPECT_EQ(d.quota, 50000u);
+  EXPECT_EQ(d.policy_trace, 0u);
+  std::string m = error_for("SLAW_SCHEDULER", "fifo");
+  EXPECT_NE(m.find("SLAW_SCHEDULER"), std::string::npos) << m;
+  EXPECT_NE(m.find("ws, dfdeques"), std::string::npos) << m;
+  m = error_for("SLAW_K", "100");
+  EXPECT_NE(m.find("SLAW_K"), std::string::npos) << m;
+  EXPECT_NE(m.find("1024"), std::string::npos) << m;
+  EXPECT_NE(m.find("inf"), std::string::npos) << m;
+  EXPECT_NE(error_for("SLAW_K", "infinite").find("SLAW_K"), std::string::npos);
+  m = error_for("SLAW_TRACE", "all");
+  EXPECT_NE(m.find("SLAW_TRACE"), std::string::npos) << m;
+  EXPECT_NE(m.find("policy"), std::string::npos) << m;
+}
+
 TEST(Config, RuntimeRejectsBadCodeConfig) {
   slaw::config c;
   c.adp.S = 0;
   EXPECT_THROW(slaw::runtime{c}, slaw::config_error);
+  slaw::config k;
+  k.scheduler = slaw::scheduler_kind::dfdeques;
+  k.quota = 10;
+  EXPECT_THROW(slaw::runtime{k}, slaw::config_error);
 }
 
 TEST(Config, StatsFileIsWrittenAtRuntimeEnd) {
