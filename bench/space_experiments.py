@@ -7,8 +7,9 @@ usage: bench/space_experiments.py run [--build DIR] [--reps N] [--only NAME[,NAM
 
 `run` writes one slaw-bench JSON per process to bench/results/space/ (each variant and worker count in
 its own process, so that peak RSS is that variant's alone) and then the summary to
-bench/results/space/summary.md. Experiments: a5 (pdfs tori), a6 (flat loop of 10^7 asyncs), sweep_s,
-sweep_f, k_sweep, compare. --quick uses smaller inputs (a smoke test of the script, not for results).
+bench/results/space/summary.md. Experiments: a5 (pdfs tori), a7 (policy traces of fib and pdfs, one
+fresh runtime and one run each, so that the trace starts at the runtime's start), a6 (flat loop of
+10^7 asyncs), sweep_s, sweep_f, k_sweep, compare. --quick uses smaller inputs (a smoke test of the script, not for results).
 """
 import argparse
 import glob
@@ -21,7 +22,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "bench", "results", "space")
 ALLOCATING = ["densemm", "fft", "spmv", "barneshut"]
-EXPERIMENTS = ["a5", "a6", "sweep_s", "sweep_f", "k_sweep", "compare"]
+EXPERIMENTS = ["a5", "a7", "a6", "sweep_s", "sweep_f", "k_sweep", "compare"]
 
 
 def fail(msg):
@@ -71,8 +72,13 @@ class runner:
             self.bench(f"a5_pdfs_{side}_serial", "pdfs", "serial", 1, [f"side={side}", "serial_stack=8"], reps=reps)
             for w in (1, 2):
                 for v in ("slaw-wf", "slaw-hf", "slaw-dyn", "slaw-dfd", "tbb"):
-                    env = {"SLAW_TRACE": "policy"} if v == "slaw-dyn" else {}
-                    self.bench(f"a5_pdfs_{side}_{v}_{w}w", "pdfs", v, w, [f"side={side}"], env, reps=reps)
+                    self.bench(f"a5_pdfs_{side}_{v}_{w}w", "pdfs", v, w, [f"side={side}"], reps=reps)
+
+    def a7(self):
+        for w in (1, 2):
+            self.bench(f"a7_fib_{w}w", "fib", "slaw-dyn", w, ["n=30"], {"SLAW_TRACE": "policy"}, reps=1)
+            for side in (300, 1000):
+                self.bench(f"a7_pdfs_{side}_{w}w", "pdfs", "slaw-dyn", w, [f"side={side}"], {"SLAW_TRACE": "policy"}, reps=1)
 
     def a6(self):
         k = 10**6 if self.quick else 10**7
@@ -176,7 +182,6 @@ def s_a5(d):
              "| side | workers | variant | time (s) | max WF depth | frames (MB) | memory (MB) | RSS (MB) |",
              "|---|---|---|---|---|---|---|---|"]
     sides = sorted({int(p.split("_")[2]) for p in map(os.path.basename, glob.glob(os.path.join(d, "a5_pdfs_*_serial.json")))})
-    traces = []
     for side in sides:
         r = load(d, f"a5_pdfs_{side}_serial")
         lines.append(f"| {side} | 1 | serial (8 MiB stack) | {secs(r)} | – | – | – | {cell(r, 'rss_mb', lambda v: f'{v:.0f}')} |")
@@ -185,19 +190,25 @@ def s_a5(d):
                 r = load(d, f"a5_pdfs_{side}_{v}_{w}w")
                 lines.append(f"| {side} | {w} | {v} | {secs(r)} | {cell(r, 'max_wf_depth')} | {cell(r, 'frames_peak', mb)} | "
                              f"{cell(r, 'mem_peak', mb)} | {cell(r, 'rss_mb', lambda v: f'{v:.0f}')} |")
-                if v == "slaw-dyn":
-                    traces.append((side, w, trace_summary(r)))
-    lines += ["", "### A7: policy trace of slaw-dyn on PDFS (SLAW_TRACE=policy)", "",
-              "Every worker starts help-first. Changes counted over all workers, by the policy changed to and the reason; "
-              "then the first changes of one worker as (spawn index, WF depth, policy, reason).", "",
-              "| side | workers | → wf (interval) | → hf (interval) | → hf (stack S) | → wf (under S again) | → wf (fresh F) | first changes |",
-              "|---|---|---|---|---|---|---|---|"]
-    for side, w, (counts, first) in traces:
-        if counts is None:
-            continue
-        g = lambda to, why: counts.get((to, why), 0)
-        fs = " ".join(f"({a},{b},{c},{reason[e]})" for a, b, c, e in (first or []))
-        lines.append(f"| {side} | {w} | {g('wf', 'i')} | {g('hf', 'i')} | {g('hf', 's')} | {g('wf', 'u')} | {g('wf', 'f')} | {fs} |")
+    return lines
+
+
+def s_a7(d):
+    reason = {"i": "interval", "s": "stack bound S", "f": "fresh bound F", "c": "clause", "u": "under S again"}
+    lines = ["## A7: policy trace of slaw-dyn (SLAW_TRACE=policy; a fresh runtime, one run)", "",
+             "Every worker starts help-first. Changes counted over all workers, by the policy changed to and the reason; "
+             "then the first changes of worker 0 as (spawn index, WF depth, policy, reason).", "",
+             "| program | workers | → wf (interval) | → hf (interval) | → hf (stack S) | → wf (under S again) | → wf (fresh F) | first changes |",
+             "|---|---|---|---|---|---|---|---|"]
+    for prog in ["fib_n30", "pdfs_300", "pdfs_1000"]:
+        for w in (1, 2):
+            name = f"a7_fib_{w}w" if prog == "fib_n30" else f"a7_{prog}_{w}w"
+            counts, first = trace_summary(load(d, name))
+            if counts is None:
+                continue
+            g = lambda to, why: counts.get((to, why), 0)
+            fs = " ".join(f"({a},{b},{c},{reason[e]})" for a, b, c, e in (first or []))
+            lines.append(f"| {prog} | {w} | {g('wf', 'i')} | {g('hf', 'i')} | {g('hf', 's')} | {g('wf', 'u')} | {g('wf', 'f')} | {fs} |")
     return lines
 
 
@@ -277,7 +288,7 @@ def s_compare(d):
 def summary(d):
     parts = ["# Space experiments", "", f"Produced by `bench/space_experiments.py run` (raw JSON beside this file; "
              "each file is one slaw-bench process, its command in the file name and README).", ""]
-    for f in (s_a5, s_a6, lambda d: s_sweep(d, "s"), lambda d: s_sweep(d, "f"), s_k_sweep, s_compare):
+    for f in (s_a5, s_a7, s_a6, lambda d: s_sweep(d, "s"), lambda d: s_sweep(d, "f"), s_k_sweep, s_compare):
         parts += f(d) + [""]
     return "\n".join(parts)
 
