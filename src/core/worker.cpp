@@ -59,6 +59,7 @@ void worker::reset_counters() noexcept {
                      &c_.context_switches, &c_.local_takes, &c_.max_wf_depth, &c_.max_fresh, &c_.parks, &c_.wakes,
                      &c_.tasks_run, &c_.quota_giveups, &c_.dummy_tasks, &c_.fresh_bytes_peak})
     c->v.store(0, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> g(trace_mutex_);
   trace_.clear();
 }
 
@@ -71,6 +72,8 @@ void worker::decision_changed(policy::spawn_policy d, std::int32_t depth) noexce
   else if (d != adp_.current) reason = 'c';
   else if (last_reason_ == 's' || last_reason_ == 'f' || last_reason_ == 'c') reason = 'u';  // a forced choice ended
   last_reason_ = reason;
+  if (trace_limit_ == 0) return;
+  std::lock_guard<std::mutex> g(trace_mutex_);
   if (trace_.size() < trace_limit_) trace_.push_back(policy_event{c_.spawns_wf.get() + c_.spawns_hf.get(), depth, d, reason});
 }
 

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <coroutine>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "slaw/config.hpp"
@@ -176,8 +177,11 @@ class worker {
   bool has_visible_work() const noexcept { return !pre_.looks_empty() || !fresh_.looks_empty(); }
   frame_allocator* allocator() const noexcept { return alloc_; }
   void reset_counters() noexcept;
-  // The recorded decision changes (owner-written; read after the runtime's workers are idle).
-  const std::vector<policy_event>& policy_trace() const noexcept { return trace_; }
+  // A copy of the recorded decision changes.
+  std::vector<policy_event> policy_trace() const {
+    std::lock_guard<std::mutex> g(trace_mutex_);
+    return trace_;
+  }
 
  private:
   friend class runtime_impl;
@@ -222,6 +226,7 @@ class worker {
   bool dfd_;
   bool in_r_ = false;
   std::size_t trace_limit_;  // 0: no policy trace
+  mutable std::mutex trace_mutex_;  // taken only to record a change (rare) and to copy the trace
   std::vector<policy_event> trace_;  // DFDeques: this worker owns a deque in R (guarded by R's lock)
   runtime_impl* rt_;
   unsigned index_;
