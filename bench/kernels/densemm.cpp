@@ -28,6 +28,7 @@
 #include <tbb/task_group.h>
 
 #include "harness/benchmark.hpp"
+#include "harness/matrix_oracle.hpp"
 #include "slaw/memory.hpp"
 
 namespace {
@@ -169,31 +170,8 @@ class densemm_instance : public slawbench::instance {
 #pragma omp single
     mm_omp(C_.data(), n_, A_.data(), B_.data(), n_, n_);
   }
-  slawbench::outcome check() override {
-    double err = 0, scale = 0;
-    long worst = 0, checked = 0;
-    auto cmp = [&](long i, long j, double want) {
-      double e = std::fabs(C_[i * n_ + j] - want);
-      if (!(e <= err) && err == err) err = e, worst = i * n_ + j;  // a NaN is the worst, and stays
-      scale = std::fmax(scale, std::fabs(want));
-      ++checked;
-    };
-    if (!ref_.empty()) {
-      for (long x = 0; x < n_ * n_; ++x) cmp(x / n_, x % n_, ref_[x]);
-    } else {
-      std::mt19937_64 rng(99);
-      for (int s = 0; s < 256; ++s) {
-        long i = rng() % n_, j = rng() % n_;
-        double want = 0;
-        for (long k = 0; k < n_; ++k) want += A_[i * n_ + k] * B_[k * n_ + j];
-        cmp(i, j, want);
-      }
-    }
-    bool ok = err <= 1e-9 * scale;
-    char msg[160];
-    std::snprintf(msg, sizeof msg, "%ld entries of C (n=%ld): max error %.3g, max |C| %.3g", checked, n_, err, scale);
-    return {ok, msg + (ok ? "" : ", worst at index " + std::to_string(worst))};
-  }
+  slawbench::outcome check() override { return slawbench::check_product(C_.data(), A_.data(), B_.data(), n_, ref_); }
+
 
  private:
   long n_;

@@ -200,7 +200,7 @@ void fft_omp(cplx* a, long m, const cplx* W, long n) {
 class fft_instance : public slawbench::instance {
  public:
   explicit fft_instance(const slawbench::params& p) : n_(p.integer("n", 2, std::int64_t{1} << 26)) {
-    if (n_ & (n_ - 1)) throw slawbench::bench_error("fft: n=" + std::to_string(n_) + ": expected a power of two in [2, 2^26]");
+    if (n_ & (n_ - 1)) throw slawbench::bench_error("n=" + std::to_string(n_) + ": expected a power of two in [2, 2^26]");
     input_.resize(n_), data_.resize(n_), W_.resize(n_ / 2);
     std::mt19937_64 rng(20240611);
     auto uni = [&] { return static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0; };

@@ -70,7 +70,7 @@ class fib_instance : public slawbench::instance {
   explicit fib_instance(const slawbench::params& p)
       : n_(static_cast<int>(p.integer("n", 0, 60))), global_(p.text("form") == "global") {
     if (p.text("form") != "call" && p.text("form") != "global")
-      throw slawbench::bench_error("fib: form='" + p.text("form") + "': expected call or global");
+      throw slawbench::bench_error("form='" + p.text("form") + "': expected call or global");
   }
   void reset() override { result_ = -1; }
   void run_serial() override { result_ = fib_serial(n_); }

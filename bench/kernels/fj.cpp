@@ -82,7 +82,7 @@ class fj_instance : public slawbench::instance {
       : tasks_(p.integer("tasks", 1, 1 << 24)), reps_(p.integer("reps", 1, 1000000000)),
         rec_(p.text("form") == "rec"), slot_(tasks_) {
     if (p.text("form") != "flat" && p.text("form") != "rec")
-      throw slawbench::bench_error("fj: form='" + p.text("form") + "': expected flat or rec");
+      throw slawbench::bench_error("form='" + p.text("form") + "': expected flat or rec");
   }
   void reset() override { slot_.assign(tasks_, 0); }
   void run_serial() override {

@@ -104,7 +104,7 @@ class integrate_instance : public slawbench::instance {
  public:
   explicit integrate_instance(const slawbench::params& p) : eps_(p.real("eps", 0, 1e6)) {
     if (!(eps_ >= 1e-10))  // smaller eps: billions of nodes; 0 would never stop
-      throw slawbench::bench_error("integrate: eps=" + p.text("eps") + ": expected a number in [1e-10, 1e6]");
+      throw slawbench::bench_error("eps=" + p.text("eps") + ": expected a number in [1e-10, 1e6]");
   }
   void reset() override { result_ = NAN; }
   void run_serial() override { result_ = integ_serial(lo_x, f(lo_x), hi_x, f(hi_x), whole(), eps_); }

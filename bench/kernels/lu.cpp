@@ -258,7 +258,7 @@ void lu_omp(blk M, long nb) {
 class lu_instance : public slawbench::instance {
  public:
   explicit lu_instance(const slawbench::params& p) : n_(p.integer("n", bs, 16384)) {
-    if (n_ & (n_ - 1)) throw slawbench::bench_error("lu: n=" + std::to_string(n_) + ": expected a power of two >= 64");
+    if (n_ & (n_ - 1)) throw slawbench::bench_error("n=" + std::to_string(n_) + ": expected a power of two >= 64");
     input_.resize(n_ * n_), M_.resize(n_ * n_);
     std::mt19937_64 rng(2718);
     for (long i = 0; i < n_; ++i)

@@ -145,7 +145,7 @@ class big_stack_thread {
     pthread_attr_setstacksize(&a, stack_bytes);
     int rc = pthread_create(&thread_, &a, &main, this);
     pthread_attr_destroy(&a);
-    if (rc) throw slawbench::bench_error("pdfs: cannot start a thread with a " + std::to_string(stack_bytes >> 20) + " MiB stack");
+    if (rc) throw slawbench::bench_error("cannot start a thread with a " + std::to_string(stack_bytes >> 20) + " MiB stack");
   }
   ~big_stack_thread() {
     {

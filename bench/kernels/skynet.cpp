@@ -64,7 +64,7 @@ class skynet_instance : public slawbench::instance {
     i64 t = tasks_;
     while (t % 10 == 0) t /= 10;
     if (t != 1)
-      throw slawbench::bench_error("skynet: tasks=" + std::to_string(tasks_) +
+      throw slawbench::bench_error("tasks=" + std::to_string(tasks_) +
                                    ": expected a power of 10 in [1, 1000000000]");
   }
   void reset() override { result_ = -1; }

@@ -162,7 +162,7 @@ class uts_instance : public slawbench::instance {
     const std::string& name = p.text("tree");
     for (const tree_spec& t : trees)
       if (name == t.name) tree_ = &t;
-    if (!tree_) throw slawbench::bench_error("uts: tree='" + name + "': expected T1, T3, T1L or T3L");
+    if (!tree_) throw slawbench::bench_error("tree='" + name + "': expected T1, T3, T1L or T3L");
     root_ = root_node(*tree_);
   }
   void reset() override { count_ = -1; }

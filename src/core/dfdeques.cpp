@@ -128,7 +128,6 @@ void deque_list::enter_root(worker& w) {
   mine->owner = &w;
   link_after(tail_, mine);
   w.in_r_ = true;
-  ++c_.roots;
 }
 
 void deque_list::give_up(worker& w) {
@@ -156,19 +155,9 @@ void deque_list::give_up(worker& w) {
 #endif
 }
 
-void deque_list::retire(worker& w) {
-  std::lock_guard<std::mutex> g(m_);
-  remove_own(w);
-}
-
 dfd_counters deque_list::counters() const {
   std::lock_guard<std::mutex> g(m_);
   return c_;
-}
-
-std::size_t deque_list::size() const {
-  std::lock_guard<std::mutex> g(m_);
-  return size_;
 }
 
 void deque_list::reset_counters() {

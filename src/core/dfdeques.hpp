@@ -32,7 +32,7 @@ class worker;
 struct promise_base;
 
 struct dfd_counters {
-  std::uint64_t steals = 0, failed_attempts = 0, giveups = 0, deletions = 0, roots = 0;
+  std::uint64_t steals = 0, failed_attempts = 0, giveups = 0, deletions = 0;
   std::uint64_t max_deques = 0;
 };
 
@@ -52,13 +52,10 @@ class deque_list {
   void enter_root(worker& w);
   // `w` gives up its deque (quota spent): its entries stay in R, in place, ownerless.
   void give_up(worker& w);
-  // `w`'s deque is empty and it has no task: delete the deque.
-  void retire(worker& w);
 
   // Whether some ownerless deque holds work (for parking decisions; racy read).
   bool has_abandoned_work() const noexcept { return abandoned_entries_.load(std::memory_order_seq_cst) != 0; }
   dfd_counters counters() const;
-  std::size_t size() const;
   void reset_counters();
 
  private:
