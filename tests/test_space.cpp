@@ -65,6 +65,29 @@ TEST(MemoryAccounting, FreeOnAnotherThreadIsCreditedToTheOwner) {
   EXPECT_EQ(rt.stats().workers[0].user_bytes_live, 0);
 }
 
+// The process-wide gauge learns of a remote free at once, not when the (perhaps idle) owner drains.
+TEST(MemoryAccounting, ProcessGaugeSeesRemoteFreesAtOnce) {
+  slaw::runtime rt(cfg_of(1));
+  const std::size_t big = 4 << 20;
+  std::int64_t before = rt.stats().memory_live;
+  void* p = nullptr;
+  rt.run([](void** out, std::size_t n) -> slaw::task<> {
+    *out = slaw::allocate(n);
+    co_return;
+  }(&p, big));
+  slaw::runtime_stats s = rt.stats();
+  EXPECT_NEAR(static_cast<double>(s.memory_live - before), static_cast<double>(big), static_cast<double>(s.gauge_error_bytes));
+  slaw::deallocate(p, big);  // the owner is idle: its own figure waits for its next drain
+  s = rt.stats();
+  EXPECT_EQ(s.workers[0].user_bytes_live, static_cast<std::int64_t>(big));
+  EXPECT_NEAR(static_cast<double>(s.memory_live - before), 0.0, static_cast<double>(s.gauge_error_bytes));
+  rt.run([]() -> slaw::task<> { co_return; }());  // the drain (after this task) moves the owner's baseline only
+  rt.run([]() -> slaw::task<> { co_return; }());  // ... and has happened before this one starts
+  s = rt.stats();
+  EXPECT_EQ(s.workers[0].user_bytes_live, 0);
+  EXPECT_NEAR(static_cast<double>(s.memory_live - before), 0.0, static_cast<double>(s.gauge_error_bytes));
+}
+
 TEST(MemoryAccounting, StandardAllocatorAndNonWorkerThreads) {
   slaw::runtime rt(cfg_of(2));
   rt.reset_stats();

@@ -198,11 +198,22 @@ void* frame_allocator::allocate_slow(std::size_t n, mem_kind k) {
 
 namespace {
 constexpr std::size_t user_bit = std::size_t{1} << 63;
+constexpr std::size_t gauged_bit = std::size_t{1} << 62;  // the freer already took it out of the process gauge
 }
 
-void frame_allocator::remote_free(void* p, std::size_t n, mem_kind k) noexcept {
-  // Block layout while on the remote list: [next][size | user_bit].
-  static_cast<std::size_t*>(p)[1] = n | (k == mem_kind::user ? user_bit : 0);
+void frame_allocator::note_remote_free(std::int64_t n) noexcept {
+  remote_freed_ += n;
+  if (remote_freed_ >= gauge_step) flush_remote_freed();
+}
+
+void frame_allocator::flush_remote_freed() noexcept {
+  if (remote_freed_) process_gauge().add(-remote_freed_);
+  remote_freed_ = 0;
+}
+
+void frame_allocator::remote_free(void* p, std::size_t n, mem_kind k, bool gauged) noexcept {
+  // Block layout while on the remote list: [next][size | user_bit | gauged_bit].
+  static_cast<std::size_t*>(p)[1] = n | (k == mem_kind::user ? user_bit : 0) | (gauged ? gauged_bit : 0);
   void* head = remote_.load(std::memory_order_relaxed);
   do {
     *static_cast<void**>(p) = head;
@@ -214,8 +225,12 @@ void frame_allocator::drain_remote_slow() noexcept {
   while (p) {
     void* next = *static_cast<void**>(p);
     std::size_t word = static_cast<std::size_t*>(p)[1];
-    std::size_t n = word & ~user_bit;
+    std::size_t n = word & ~(user_bit | gauged_bit);
     mem_kind k = word & user_bit ? mem_kind::user : mem_kind::frame;
+    if (word & gauged_bit) {  // already out of the process gauge: move the baseline, publish nothing
+      gauge_published_ -= static_cast<std::int64_t>(n);
+      gauge_low_ -= static_cast<std::int64_t>(n);
+    }
     chunk_header* h = header_of(p);
     if (h->size_class == num_classes) {
       stats_.chunk_bytes.fetch_sub(h->chunk_bytes, std::memory_order_relaxed);
@@ -226,6 +241,7 @@ void frame_allocator::drain_remote_slow() noexcept {
     }
     p = next;
   }
+  update_watermark();
 }
 
 frame_allocator* frame_allocator::acquire() {
@@ -259,7 +275,7 @@ void frame_free_slow(void* p, std::size_t n, chunk_header* h, mem_kind k) noexce
   if (owner == &frame_allocator::global()) {
     std::lock_guard<std::mutex> lk(owner->lock());
     if (h->size_class == num_classes) {
-      owner->remote_free(p, n, k);  // freed on the next drain under the lock
+      owner->remote_free(p, n, k, false);  // freed on the next drain under the lock
       owner->drain_remote();
       return;
     }
@@ -267,11 +283,15 @@ void frame_free_slow(void* p, std::size_t n, chunk_header* h, mem_kind k) noexce
     return;
   }
   if (h->size_class == num_classes && owner == tls_allocator) {
-    owner->remote_free(p, n, k);  // a large chunk: freed at the owner's next drain (here, soon)
+    owner->remote_free(p, n, k, false);  // a large chunk: freed at the owner's next drain (here, soon)
     owner->drain_remote();
     return;
   }
-  owner->remote_free(p, n, k);
+  // A block of another allocator: its owner credits it at its next drain, which may be long after
+  // (it may be parked). The process gauge learns of the free now, through the freer (batched).
+  if (frame_allocator* me = tls_allocator) me->note_remote_free(static_cast<std::int64_t>(n));
+  else process_gauge().add(-static_cast<std::int64_t>(n));
+  owner->remote_free(p, n, k, true);
 }
 
 }  // namespace slaw::core

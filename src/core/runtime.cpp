@@ -154,7 +154,7 @@ runtime_stats runtime::stats() const {
   s.memory_peak = mg.peak.load(std::memory_order_relaxed);
   s.active_tasks = tg.live.load(std::memory_order_relaxed);
   s.active_tasks_peak = tg.peak.load(std::memory_order_relaxed);
-  s.gauge_error_bytes = static_cast<std::int64_t>(impl_->workers.size()) * core::gauge_step;
+  s.gauge_error_bytes = 2 * static_cast<std::int64_t>(impl_->workers.size()) * core::gauge_step;
   s.gauge_error_tasks = static_cast<std::int64_t>(impl_->workers.size()) * core::task_step;
   s.scheduler = to_string(impl_->cfg.scheduler);
   if (impl_->dfd) {

@@ -50,6 +50,7 @@ worker::worker(runtime_impl* rt, unsigned index, const config& cfg)
 
 worker::~worker() {
   publish_tasks();  // tasks begun here and ended elsewhere (or the reverse) balance out in the gauge
+  alloc_->flush_remote_freed();
   alloc_->quota_disable();
   frame_allocator::release(alloc_);
 }

@@ -68,7 +68,9 @@ struct frame_stats {
 };
 
 // Process-wide live bytes (frames + user memory of all allocators) and its peak since the last reset,
-// published in steps: exact to within (number of allocators in use) * gauge_step.
+// published in steps: each allocator adds its own live bytes when they moved by gauge_step, and takes
+// out, also in steps, the bytes it freed of other allocators (whose owners credit them only when they
+// drain, perhaps much later). Exact to within 2 * (number of allocators in use) * gauge_step.
 inline constexpr std::int64_t gauge_step = 16 * 1024;
 struct memory_gauge {
   std::atomic<std::int64_t> live{0};
@@ -115,8 +117,13 @@ class frame_allocator {
     free_[c] = p;
     account_free(n, k);
   }
-  // A free of one of this allocator's blocks from another thread.
-  void remote_free(void* p, std::size_t n, mem_kind k) noexcept;
+  // A free of one of this allocator's blocks from another thread. `gauged`: the freer has taken the
+  // bytes out of the process gauge already (then the drain moves this allocator's baseline instead).
+  void remote_free(void* p, std::size_t n, mem_kind k, bool gauged) noexcept;
+  // This allocator's thread freed n bytes of another allocator: counted out of the process gauge in
+  // steps of gauge_step (flush_remote_freed publishes the rest).
+  void note_remote_free(std::int64_t n) noexcept;
+  void flush_remote_freed() noexcept;
   // Takes back blocks freed remotely (owner only).
   void drain_remote() noexcept {
     if (remote_.load(std::memory_order_relaxed)) drain_remote_slow();
@@ -197,6 +204,7 @@ class frame_allocator {
   std::int64_t other_limit_ = gauge_step;  // the watermark without its frame-peak term
   quota_state quota_;
   std::int64_t deferred_unclaimed_ = 0;
+  std::int64_t remote_freed_ = 0;  // bytes of other allocators freed here, not yet out of the gauge
   std::mutex mutex_;
   frame_allocator* next_in_pool_ = nullptr;
   alignas(64) std::atomic<void*> remote_{nullptr};
