@@ -50,6 +50,24 @@ TEST(MemoryAccounting, UserMemoryLivePeakTotal) {
   EXPECT_EQ(w.user_bytes_total, 204000u);
 }
 
+// Frame and user peaks are separate: user memory growing while frames shrink must not lower the
+// frame peak (both share one watermark in the allocator).
+TEST(MemoryAccounting, FramePeakSurvivesUserGrowth) {
+  slaw::runtime rt(cfg_of(1));
+  rt.reset_stats();
+  rt.run([]() -> slaw::task<> {
+    auto f = co_await slaw::start_finish();
+    for (int i = 0; i < 50; ++i)  // help-first: 50 frames queued at once
+      co_await slaw::async(slaw::hf, []() -> slaw::task<> { co_return; });
+    co_await slaw::end_finish(f);
+    void* p = slaw::allocate(6000);  // frames are back to a few, user memory grows past their peak
+    slaw::deallocate(p, 6000);
+  }());
+  slaw::worker_stats w = rt.stats().workers[0];
+  EXPECT_GE(w.frame_bytes_peak, 50 * 32);
+  EXPECT_EQ(w.user_bytes_peak, 6000);
+}
+
 TEST(MemoryAccounting, FreeOnAnotherThreadIsCreditedToTheOwner) {
   slaw::runtime rt(cfg_of(1));
   rt.reset_stats();

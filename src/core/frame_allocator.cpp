@@ -74,9 +74,11 @@ void frame_allocator::account_user(std::int64_t d) noexcept {
 
 void frame_allocator::crossed_watermark(std::int64_t n, mem_kind k) noexcept {
   const std::int64_t l = all_live();
-  if (l <= other_limit_) {  // only the frame peak moved (frames growing, e.g. help-first children queued)
-    stats_.kind[0].peak.store(l - stats_.kind[1].live.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    watermark_ = l;
+  if (l <= other_limit_) {  // only the frame-peak term (frames growing, e.g. help-first children queued)
+    std::int64_t user = stats_.kind[1].live.load(std::memory_order_relaxed);
+    std::int64_t peak = stats_.kind[0].peak.load(std::memory_order_relaxed);
+    if (l - user > peak) stats_.kind[0].peak.store(peak = l - user, std::memory_order_relaxed);
+    watermark_ = std::min(other_limit_, peak + user);
     return;
   }
   if (l > gauge_published_ + gauge_step) {
