@@ -38,9 +38,7 @@ struct dfd_counters {
 
 class deque_list {
  public:
-  explicit deque_list(unsigned workers) : p_(workers), own_(workers) {
-    for (unsigned i = 0; i < workers; ++i) own_[i].owner_index = i;
-  }
+  explicit deque_list(unsigned workers) : p_(workers), own_(workers) {}
   ~deque_list();
 
   // One steal attempt by `w`, whose own deque is empty (it leaves R first): pick i uniformly in
@@ -66,7 +64,6 @@ class deque_list {
     node* prev = nullptr;
     node* next = nullptr;
     worker* owner = nullptr;  // owned slots (own_[i]): the worker while in R
-    unsigned owner_index = 0;
     bool in_list = false;
     // ownerless deques
     std::vector<split_deque::entry> entries;  // bottom first
