@@ -73,8 +73,35 @@ struct spawn_awaiter {
 };
 
 template <class T>
-spawn_awaiter<T> transform(core::promise_base& parent, async_op<T>&& op, transform_tag) noexcept {
+spawn_awaiter<T> transform(core::promise_base& parent, async_op<T>&& op, transform_tag) {
+  if (!op.child) throw_empty_task("slaw::async");
   return spawn_awaiter<T>{&parent, &op.child.release().promise(), op.slot, op.clause};
+}
+
+// A callable object with state (a lambda with captures, a std::function) is owned by the task it
+// starts, as std::thread and std::async own theirs: the temporary in `async(lambda)` dies at the end of
+// the full expression, while the coroutine it starts keeps using its captures through `this`. The
+// callable and the arguments are decay-copied into this frame and passed as rvalues (as std::thread
+// does), and the callable's task runs as a sequential call of it. A stateless callable (a captureless
+// lambda) or a function needs no owner and is called directly.
+template <class F>
+inline constexpr bool needs_owner = std::is_class_v<std::decay_t<F>> && !std::is_empty_v<std::decay_t<F>>;
+
+template <class F, class... A>
+std::invoke_result_t<F, A...> owning_call(F f, A... a) {
+  co_return co_await std::invoke(std::move(f), std::move(a)...);
+}
+
+template <class F, class... A>
+auto invoke_spawned(F&& f, A&&... a) {
+  if constexpr (needs_owner<F>) {
+    static_assert(std::is_invocable_v<std::decay_t<F>, std::decay_t<A>...>,
+                  "slaw::async: a callable object and its arguments are copied into the spawned task and "
+                  "passed as rvalues (as by std::thread); pass references with std::ref");
+    return owning_call<std::decay_t<F>, std::decay_t<A>...>(std::forward<F>(f), std::forward<A>(a)...);
+  } else {
+    return std::invoke(std::forward<F>(f), std::forward<A>(a)...);
+  }
 }
 
 template <class T>
@@ -86,7 +113,7 @@ template <class F, class... A>
   requires std::is_invocable_v<F, A...> && is_task<std::invoke_result_t<F, A...>>::value
 auto make_async_call(policy::schedule c, F&& f, A&&... a) {
   using R = typename std::invoke_result_t<F, A...>::value_type;
-  return make_async<R>(c, nullptr, std::invoke(std::forward<F>(f), std::forward<A>(a)...));
+  return make_async<R>(c, nullptr, invoke_spawned(std::forward<F>(f), std::forward<A>(a)...));
 }
 
 template <class S, class F, class... A>
@@ -94,7 +121,7 @@ template <class S, class F, class... A>
 auto make_async_slot(policy::schedule c, S* slot, F&& f, A&&... a) {
   using R = typename std::invoke_result_t<F, A...>::value_type;
   static_assert(std::is_same_v<S, R>, "slaw::async: the result slot must have the task's value type");
-  return async_op<R>{std::invoke(std::forward<F>(f), std::forward<A>(a)...), slot, c};
+  return async_op<R>{invoke_spawned(std::forward<F>(f), std::forward<A>(a)...), slot, c};
 }
 
 template <class S, class R>

@@ -17,9 +17,11 @@
 
 namespace slaw {
 
+class finish_scope;
 namespace detail {
 struct start_finish_awaiter;
 struct end_finish_awaiter;
+void check_end_finish(const finish_scope& s);
 }  // namespace detail
 
 class finish_scope {
@@ -34,6 +36,7 @@ class finish_scope {
   friend struct detail::start_finish_awaiter;
   friend struct end_finish_op;
   friend struct detail::end_finish_awaiter;
+  friend void detail::check_end_finish(const finish_scope&);
   explicit finish_scope(core::promise_base* frame) noexcept : frame_(frame) {
     node_.open(frame->cur);
     frame->cur = &node_;
@@ -66,7 +69,6 @@ inline start_finish_awaiter transform(core::promise_base& p, start_finish_op, tr
 struct end_finish_awaiter {
   finish_scope* scope;
   bool await_ready() const noexcept {
-    assert(scope->frame_->cur == &scope->node_ && "slaw::end_finish: finish scopes must end innermost first");
     return scope->node_.only_body_left();
   }
   std::coroutine_handle<> await_suspend(std::coroutine_handle<> h) const noexcept {
@@ -78,7 +80,10 @@ struct end_finish_awaiter {
     if (scope->node_.has_exception()) [[unlikely]] std::rethrow_exception(scope->node_.take_exception());
   }
 };
-inline end_finish_awaiter transform(core::promise_base&, end_finish_op op, transform_tag) noexcept {
+// Ending a scope twice, or a scope that is not the innermost open one, is a programming error.
+void check_end_finish(const finish_scope& s);
+inline end_finish_awaiter transform(core::promise_base&, end_finish_op op, transform_tag) {
+  check_end_finish(*op.scope);
   return {op.scope};
 }
 

@@ -28,6 +28,7 @@ class runtime {
   // Rethrows the first exception thrown by them.
   template <class T>
   T run(task<T> t) {
+    if (!t) detail::throw_empty_task("slaw::runtime::run");
     if constexpr (std::is_void_v<T>) {
       run_root(t.release());
     } else {

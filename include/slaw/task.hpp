@@ -39,16 +39,21 @@ struct final_awaiter {
 
 template <class T>
 struct promise_storage {
-  T* out;  // spawned tasks: the caller's slot; null: construct into `value`
+  T* out;  // spawned tasks: the caller's slot, or null to discard the result; calls: null
   union {
-    T value;
+    T value;  // a call's result, taken (and destroyed) by the caller
   };
   promise_storage() noexcept {}
   ~promise_storage() {}
   template <class U>
   void return_value(U&& v) {
-    if (out) *out = std::forward<U>(v);
-    else ::new (static_cast<void*>(&value)) T(std::forward<U>(v));
+    if (out) {
+      *out = std::forward<U>(v);
+    } else if (static_cast<promise<T>*>(this)->kind == core::task_kind::called) {
+      ::new (static_cast<void*>(&value)) T(std::forward<U>(v));
+    }
+    // else: a spawned task without a slot. Its result is dropped here; nothing would ever destroy a
+    // value stored in the frame.
   }
 };
 template <>
@@ -170,12 +175,17 @@ task<T> promise<T>::get_return_object() noexcept {
   return task<T>(std::coroutine_handle<promise<T>>::from_promise(*this));
 }
 
+// A default-constructed or moved-from task has no frame: using it is a programming error.
+[[noreturn]] void throw_empty_task(const char* where);
+
 template <class T>
-call_awaiter<T> transform(core::promise_base& caller, task<T>&& t, transform_tag) noexcept {
+call_awaiter<T> transform(core::promise_base& caller, task<T>&& t, transform_tag) {
+  if (!t) throw_empty_task("co_await");
   return call_awaiter<T>{&caller, t.release()};
 }
 template <class T>
-call_awaiter<T> transform(core::promise_base& caller, task<T>& t, transform_tag) noexcept {
+call_awaiter<T> transform(core::promise_base& caller, task<T>& t, transform_tag) {
+  if (!t) throw_empty_task("co_await");
   return call_awaiter<T>{&caller, t.release()};
 }
 

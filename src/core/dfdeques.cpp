@@ -2,6 +2,7 @@
 
 #include <cassert>
 
+#include "slaw/core/finish_node.hpp"
 #include "slaw/core/order_labels.hpp"
 #include "slaw/core/worker.hpp"
 
@@ -62,7 +63,8 @@ void deque_list::recycle(node* d) {
   pool_.push_back(d);
 }
 
-split_deque::entry deque_list::steal(worker& w, std::uint64_t random) {
+
+split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const finish_node* inside_of) {
   std::unique_lock<std::mutex> lk(m_, std::try_to_lock);
   if (!lk.owns_lock()) return split_deque::none;  // another steal or give-up is in progress: a failed attempt
   remove_own(w);  // its deque is empty and it has no task (Fig. 5: delete the deque, then steal)
@@ -90,7 +92,7 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random) {
       d.unlock_steal();
       if (e != split_deque::none) v->stolen_pre_.fetch_add(1, std::memory_order_relaxed);
     }
-  } else {
+  } else if (!s->placeholder) {
     e = s->entries[s->bottom++];
     abandoned_entries_.fetch_sub(1, std::memory_order_seq_cst);
     if (!(e & entry_tags)) {  // a frame of the stopped chain: count its child as in the owned case (D1)
@@ -107,6 +109,18 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random) {
   if (e == split_deque::none) {
     ++c_.failed_attempts;
     return e;
+  }
+  if (inside_of && !entry_promise(e)->cur->is_inside(inside_of)) {
+    node* d = new_abandoned();
+    d->entries.push_back(e);
+    abandoned_entries_.fetch_add(1, std::memory_order_seq_cst);
+    link_after(insert_after, d);
+    ++c_.failed_attempts;
+#ifndef NDEBUG
+    check_invariants();
+    check_order_around(d);
+#endif
+    return split_deque::none;
   }
   node* mine = own_node(w);
   mine->owner = &w;
@@ -155,6 +169,66 @@ void deque_list::give_up(worker& w) {
 #endif
 }
 
+deque_list::wait_anchor deque_list::begin_wait(worker& w, const finish_node* f) {
+  std::lock_guard<std::mutex> g(m_);
+  node* ph = new_abandoned();
+  ph->placeholder = true;
+  node* mine = own_node(w);
+  assert(w.in_r_ && "DFDeques: a worker running a task owns a deque");
+  if (!w.in_r_) {
+    link_after(tail_, ph);
+    return {ph};
+  }
+  std::vector<split_deque::entry> all;
+  w.pre_.take_all(all);  // no thief is inside w's deque: every steal holds m_
+  node* pos = mine->prev;
+  unlink(mine);
+  --c_.deletions;  // not a deletion: the deque's entries stay, and its place is held
+  mine->owner = nullptr;
+  w.in_r_ = false;
+  node* in_f = new_abandoned();
+  node* below = new_abandoned();
+  for (split_deque::entry e : all) {  // bottom first; an untagged entry stands for its parent's frame
+    const promise_base* frame = (e & entry_tags) ? entry_promise(e) : entry_promise(e)->parent;
+    (frame->cur->is_inside(f) ? in_f : below)->entries.push_back(e);
+  }
+  for (node* d : {in_f, below})
+    abandoned_entries_.fetch_add(d->entries.size(), std::memory_order_seq_cst);
+  if (!in_f->entries.empty()) {
+    link_after(pos, in_f);
+    pos = in_f;
+  }
+  link_after(pos, ph);
+  if (!below->entries.empty()) link_after(ph, below);
+#ifndef NDEBUG
+  check_invariants();
+  if (!below->entries.empty()) check_order_around(below);
+  if (!in_f->entries.empty()) check_order_around(in_f);
+#endif
+  if (in_f->entries.empty()) recycle(in_f);
+  if (below->entries.empty()) recycle(below);
+  return {ph};
+}
+
+void deque_list::end_wait(worker& w, wait_anchor a) {
+  std::lock_guard<std::mutex> g(m_);
+  node* ph = static_cast<node*>(a.placeholder);
+  // Every task inside the scope has ended, so the deque of w's last strand is empty.
+  assert(w.pre_.refresh_size() == 0 && "DFDeques: a wait in place ended with tasks of the scope queued");
+  remove_own(w);
+  node* mine = own_node(w);
+  mine->owner = &w;
+  link_after(ph->prev, mine);
+  w.in_r_ = true;
+  unlink(ph);
+  --c_.deletions;
+  ph->placeholder = false;
+  recycle(ph);
+#ifndef NDEBUG
+  check_invariants();
+#endif
+}
+
 dfd_counters deque_list::counters() const {
   std::lock_guard<std::mutex> g(m_);
   return c_;
@@ -171,7 +245,8 @@ void deque_list::check_invariants() const {
   for (const node* x = head_; x; x = x->next, ++n) {
     assert(x->in_list && (x->next == nullptr || x->next->prev == x));
     assert((x->next != nullptr) == (x != tail_));
-    if (x->ownerless()) assert(!x->empty() && "DFDeques: an empty ownerless deque stayed in R");
+    if (x->holds_tasks()) assert(!x->empty() && "DFDeques: an empty ownerless deque stayed in R");
+    else if (x->ownerless()) assert(x->empty() && "DFDeques: a placeholder holds tasks");
     else assert(x->owner->in_r_ && x == &own_[x->owner->index()] && "a worker's slot is its own node");
   }
   assert(n == size_);
@@ -179,7 +254,7 @@ void deque_list::check_invariants() const {
 }
 
 void deque_list::check_order_around(const node* n) const {
-  if (!n || !n->ownerless()) return;
+  if (!n || !n->holds_tasks()) return;
   using label = std::optional<std::vector<std::uint32_t>>;
   auto before = [](const label& a, const label& b) { return !a || !b || *a < *b; };  // unlabelled: unchecked
   // Within the deque: entries are stored bottom first, so the 1DF position decreases towards the top.
@@ -188,13 +263,13 @@ void deque_list::check_order_around(const node* n) const {
            "Lemma 3.1: an ownerless deque is out of priority order");
   label top = order_label_of_entry(n->entries.back()), bottom = order_label_of_entry(n->entries[n->bottom]);
   for (const node* l = n->prev; l; l = l->prev)
-    if (l->ownerless()) {
+    if (l->holds_tasks()) {
       assert(before(order_label_of_entry(l->entries[l->bottom]), top) &&
              "Lemma 3.1: a deque holds a task that precedes one of a deque left of it");
       break;
     }
   for (const node* r = n->next; r; r = r->next)
-    if (r->ownerless()) {
+    if (r->holds_tasks()) {
       assert(before(bottom, order_label_of_entry(r->entries.back())) &&
              "Lemma 3.1: a deque holds a task that follows one of a deque right of it");
       break;

@@ -30,6 +30,7 @@ namespace slaw::core {
 
 class worker;
 struct promise_base;
+struct finish_node;
 
 struct dfd_counters {
   std::uint64_t steals = 0, failed_attempts = 0, giveups = 0, deletions = 0;
@@ -44,8 +45,21 @@ class deque_list {
   // One steal attempt by `w`, whose own deque is empty (it leaves R first): pick i uniformly in
   // [0, p), take the bottom entry of the i-th deque from the left, put w's deque right of it.
   // Returns the entry to run, tagged (an untagged one is counted and turned into its parent's tagged
-  // continuation under the lock), or none on a failed attempt.
-  split_deque::entry steal(worker& w, std::uint64_t random);
+  // continuation under the lock), or none on a failed attempt. With `inside` (w waits in place for
+  // that finish), a task that is not inside it is left in R where w's deque would have gone, as an
+  // ownerless deque of one entry (as if w had stolen it and given it up at once), and the attempt fails.
+  split_deque::entry steal(worker& w, std::uint64_t random, const finish_node* inside = nullptr);
+
+  // Waiting in place for finish f (docs/finish.md): w's entries stay in R as ownerless deques in w's
+  // place: those of tasks inside f left of an empty placeholder that holds the waiting frame's place,
+  // the others (its ancestors' continuations) right of it; in 1DF order f's tasks precede the frame's
+  // continuation, which precedes its ancestors'. w then owns no deque and steals like any thief.
+  // end_wait gives w's deque the placeholder's place back.
+  struct wait_anchor {
+    void* placeholder = nullptr;
+  };
+  wait_anchor begin_wait(worker& w, const finish_node* f);
+  void end_wait(worker& w, wait_anchor a);
   // `w` takes an injected root task: its deque goes to the right end of R.
   void enter_root(worker& w);
   // `w` gives up its deque (quota spent): its entries stay in R, in place, ownerless.
@@ -65,10 +79,12 @@ class deque_list {
     node* next = nullptr;
     worker* owner = nullptr;  // owned slots (own_[i]): the worker while in R
     bool in_list = false;
+    bool placeholder = false;  // an empty ownerless node holding a waiting frame's place
     // ownerless deques
     std::vector<split_deque::entry> entries;  // bottom first
     std::size_t bottom = 0;
     bool ownerless() const noexcept { return owner == nullptr; }
+    bool holds_tasks() const noexcept { return ownerless() && !placeholder; }
     bool empty() const noexcept { return bottom == entries.size(); }
   };
   void link_after(node* pos, node* n) noexcept;  // pos == nullptr: at the left end

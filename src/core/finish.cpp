@@ -1,9 +1,23 @@
 // Out-of-line parts of the finish forms (include/slaw/finish.hpp).
 #include "slaw/finish.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace slaw {
 
 namespace detail {
+void throw_empty_task(const char* where) {
+  throw std::invalid_argument(std::string(where) +
+                              ": the task is empty (default-constructed, moved from, or already awaited)");
+}
+
+void check_end_finish(const finish_scope& s) {
+  if (s.ended_) throw std::logic_error("slaw::end_finish: this finish scope has already ended");
+  if (s.frame_->cur != &s.node_)
+    throw std::logic_error("slaw::end_finish: finish scopes must end innermost first (an inner scope is still open)");
+}
+
 std::coroutine_handle<> end_body(core::promise_base& body) noexcept {
   core::finish_node* f = body.join;
   core::promise_base* opener = body.parent;
@@ -13,7 +27,7 @@ std::coroutine_handle<> end_body(core::promise_base& body) noexcept {
 }  // namespace detail
 
 void finish_scope::abandon() noexcept {
-  core::tls_worker->help_until_body_only(&node_);
+  core::tls_worker->wait_in_place(&node_);
   (void)node_.take_exception();  // dropped: an exception is already propagating, or the scope was left early
   ended_ = true;
   frame_->cur = node_.parent;

@@ -10,6 +10,7 @@
 
 #include "core/dfdeques.hpp"
 #include "core/parking.hpp"
+#include "core/set_aside.hpp"
 #include "slaw/config.hpp"
 #include "slaw/core/worker.hpp"
 
@@ -37,6 +38,7 @@ class runtime_impl {
   std::atomic<bool> stopping{false};
   std::atomic<int> active_runs{0};
   std::unique_ptr<deque_list> dfd;  // the DFDeques scheduler's list R; null under work stealing
+  set_aside_queue set_aside;        // work stealing: tasks a waiting worker took but may not run
 
  private:
   std::vector<std::thread> threads_;

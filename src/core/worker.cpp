@@ -60,6 +60,9 @@ void worker::reset_counters() noexcept {
                      &c_.context_switches, &c_.local_takes, &c_.max_wf_depth, &c_.max_fresh, &c_.parks, &c_.wakes,
                      &c_.tasks_run, &c_.quota_giveups, &c_.dummy_tasks, &c_.fresh_bytes_peak})
     c->v.store(0, std::memory_order_relaxed);
+  // Thief-written: thieves are idle between runs, when counters are reset.
+  stolen_pre_.store(0, std::memory_order_relaxed);
+  stolen_fresh_.store(0, std::memory_order_relaxed);
   std::lock_guard<std::mutex> g(trace_mutex_);
   trace_.clear();
 }
@@ -120,14 +123,6 @@ std::coroutine_handle<> worker::give_up_at_call(promise_base* callee) noexcept {
 std::coroutine_handle<> worker::give_up_here(promise_base* self) noexcept {
   (void)alloc_->quota_take_deferred();  // a frame made and not yet started: nobody starts it from here
   return give_up(split_deque::none, reinterpret_cast<split_deque::entry>(self) | parent_tag);
-}
-
-std::coroutine_handle<> worker::begin_stolen(split_deque::entry e) noexcept {
-  alloc_->quota_new_period();  // steal() resets the quota (Fig. 5)
-  promise_base* p = entry_promise(e);
-  if (e & start_tag) alloc_->quota_charge(p->start_charge);
-  c_.steals_pre.bump();
-  return p->self;
 }
 
 // A spawned task ended and its entry is not the private bottom. Either its entry is the bottom of the
@@ -200,25 +195,54 @@ std::coroutine_handle<> worker::suspend_at_end(finish_node* f, std::coroutine_ha
   return next;
 }
 
-void worker::help_until_body_only(finish_node* f) noexcept {
-  detach_bottom();
+
+// Waiting in place (docs/finish.md). The frame below us on this thread's stack waits for `f`; running
+// a task outside `f` here could make that task wait for this frame (it lies below it on the same
+// stack): a deadlock. Tasks inside `f` only wait for finishes nested in `f`, which never need a frame
+// below the wait. So it runs only tasks inside `f`: own bottom entries inside f; set-aside tasks
+// inside f; steals, where a stolen task outside f is handed to others (work stealing: the set-aside
+// queue; DFDeques: left in R where it was). No injected roots.
+void worker::wait_in_place(finish_node* f) noexcept {
+  detach_bottom();  // our chain stops here for a while: no untagged entry of it may stay behind (W1)
+  deque_list::wait_anchor anchor{};
+  if (dfd_) anchor = rt_->dfd->begin_wait(*this, f);  // our entries stay in R, ownerless
+  auto is_inside = [f](promise_base* p) { return p->cur->is_inside(f); };
   unsigned idle_rounds = 0;
-  while (!f->only_body_left()) {
-    std::coroutine_handle<> h = take_own();
-    if (!h) h = take_root();
-    if (!h) h = try_steal();
-    if (h) {
+  while (!f->units_left_only_body()) {
+    promise_base* p = take_own(f);
+    if (!p && !dfd_) p = rt_->set_aside.take_first(is_inside);
+    if (!p) {
+      p = steal_task(f);
+      if (p && !dfd_ && !is_inside(p)) {
+        rt_->set_aside.put(p);
+        rt_->park.wake_one();  // a free worker may be asleep
+        p = nullptr;
+      }
+    }
+    if (p) {
       idle_rounds = 0;
-      begin_strand();
-      c_.tasks_run.bump();
-      h.resume();
-    } else if (++idle_rounds < 64) {
+      run_strand(p);
+      continue;
+    }
+    // Nothing to run: the scope's tasks run elsewhere. Nobody wakes a waiter in place (its finish
+    // does not complete while the body unit is held), so back off by polling.
+    if (++idle_rounds < 64) {
       cpu_relax();
-    } else {
+    } else if (idle_rounds < 128) {
       std::this_thread::yield();
+    } else {
+      long ns = 1000L << std::min(idle_rounds - 128, 10u);  // 1 us .. 1 ms
+      std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
     }
   }
+  if (dfd_) rt_->dfd->end_wait(*this, anchor);
   begin_strand();
+}
+
+void worker::run_strand(promise_base* p) noexcept {
+  begin_strand();
+  c_.tasks_run.bump();
+  p->self.resume();
 }
 
 void worker::on_exposed() noexcept {
@@ -227,8 +251,7 @@ void worker::on_exposed() noexcept {
     park.wake_one();
 }
 
-// Routine 1, step 1: own tasks, deepest in the sync tree first, preempted before fresh on a tie.
-std::coroutine_handle<> worker::take_own() noexcept {
+promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
   // Between tasks is when a worker that does not push (it runs queued children) answers thieves.
   bool exposed = false;
   if (pre_.split_requested()) {
@@ -242,7 +265,17 @@ std::coroutine_handle<> worker::take_own() noexcept {
   if (exposed) on_exposed();
   split_deque::entry p = pre_.pop();
   split_deque::entry f = fresh_.pop();
-  if (p == split_deque::none && f == split_deque::none) return {};
+  if (waiting_for) {  // popped entries are ours: their frames can be read
+    if (p != split_deque::none && !as_promise(p)->cur->is_inside(waiting_for)) {
+      pre_.push(p);
+      p = split_deque::none;
+    }
+    if (f != split_deque::none && !as_promise(f)->cur->is_inside(waiting_for)) {
+      fresh_.push(f);
+      f = split_deque::none;
+    }
+  }
+  if (p == split_deque::none && f == split_deque::none) return nullptr;
   if (f != split_deque::none) fresh_bytes_out_ += frame_bytes(as_promise(f));
   c_.local_takes.bump();
   if (p != split_deque::none && f != split_deque::none) {
@@ -253,30 +286,39 @@ std::coroutine_handle<> worker::take_own() noexcept {
       p = split_deque::none;
     } else {
       fresh_.push(f);
+      fresh_bytes_out_ -= frame_bytes(as_promise(f));
       f = split_deque::none;
     }
   }
-  if (f != split_deque::none) return as_promise(f)->self;
+  if (f != split_deque::none) return as_promise(f);
   // By W1 an entry found here is tagged: its work-first child is already counted.
   assert(p & parent_tag);
-  return as_promise(p)->self;
+  return as_promise(p);
 }
 
-// Routine 1, step 2: steal the earliest entry of a random victim's deque.
-std::coroutine_handle<> worker::try_steal() noexcept {
+// Routine 1, step 2: steal the earliest entry of a random victim's deque. A round probes at most
+// `max_probes` victims, so that an idle worker's search (and a large runtime's start-up) costs O(1)
+// per round instead of O(p); the parking re-check still looks at every worker.
+promise_base* worker::steal_task(const finish_node* inside) noexcept {
   if (dfd_) {
-    split_deque::entry e = rt_->dfd->steal(*this, next_random());
+    split_deque::entry e = rt_->dfd->steal(*this, next_random(), inside);
     if (e == split_deque::none) {
       c_.failed_steals.bump();
-      return {};
+      return nullptr;
     }
-    return begin_stolen(e);
+    alloc_->quota_new_period();  // steal() resets the quota (Fig. 5)
+    promise_base* p = entry_promise(e);
+    if (e & start_tag) alloc_->quota_charge(p->start_charge);
+    c_.steals_pre.bump();
+    return p;
   }
+  constexpr std::size_t max_probes = 16;
   auto& ws = rt_->workers;
   const std::size_t n = ws.size();
-  if (n <= 1) return {};
-  std::size_t start = next_random() % n;
-  for (std::size_t i = 0; i < n; ++i) {
+  if (n <= 1) return nullptr;
+  const std::size_t start = next_random() % n;
+  const std::size_t probes = std::min(n, max_probes);
+  for (std::size_t i = 0; i < probes; ++i) {
     worker* v = ws[(start + i) % n].get();
     if (v == this) continue;
     for (int d = 0; d < 2; ++d) {
@@ -305,7 +347,7 @@ std::coroutine_handle<> worker::try_steal() noexcept {
           // Where one continuation was stolen the next is likely wanted too (a flat work-first loop
           // migrates this way): publish our first push at once instead of waiting for a request.
           pre_.request_split();
-          return resume->self;
+          return resume;
         }
       } else {
         split_deque::entry e = v->fresh_.steal();
@@ -313,13 +355,13 @@ std::coroutine_handle<> worker::try_steal() noexcept {
           v->stolen_fresh_.fetch_add(1, std::memory_order_relaxed);
           v->fresh_bytes_stolen_.fetch_add(frame_bytes(as_promise(e)), std::memory_order_relaxed);
           c_.steals_fresh.bump();
-          return as_promise(e)->self;
+          return as_promise(e);
         }
       }
     }
   }
   c_.failed_steals.bump();
-  return {};
+  return nullptr;
 }
 
 // An injected root task: a new task (counted active); under DFDeques the worker's new deque goes to
@@ -339,7 +381,7 @@ std::coroutine_handle<> worker::take_root() noexcept {
 }
 
 std::coroutine_handle<> worker::find_work(bool& stop) {
-  if (std::coroutine_handle<> h = take_own()) return h;
+  if (promise_base* p = take_own()) return p->self;
   parking_lot& park = rt_->park;
   const unsigned n = static_cast<unsigned>(rt_->workers.size());
   park.idle.fetch_add(1, std::memory_order_seq_cst);
@@ -355,7 +397,14 @@ std::coroutine_handle<> worker::find_work(bool& stop) {
       return {};
     }
     if ((h = take_root())) break;
-    if ((h = try_steal())) break;
+    if (promise_base* p = rt_->set_aside.take_first([](promise_base*) { return true; })) {
+      h = p->self;
+      break;
+    }
+    if (promise_base* p = steal_task()) {
+      h = p->self;
+      break;
+    }
     if (++rounds < rt_->cfg.spin_rounds) {
       for (int i = 0; i < 32; ++i) cpu_relax();
       continue;

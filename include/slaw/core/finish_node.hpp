@@ -53,7 +53,10 @@ struct finish_node {
     external = w;
     count.store(1, std::memory_order_relaxed);
   }
+  // The end_finish fast path: only the body is left and nothing threw (the exception bit makes it fail).
   bool only_body_left() const noexcept { return count.load(std::memory_order_acquire) == 1; }
+  // Only the body is left, whether or not a unit threw (a scope left without end_finish waits for this).
+  bool units_left_only_body() const noexcept { return (count.load(std::memory_order_acquire) & count_mask) == 1; }
   void add_unit() noexcept { count.fetch_add(1, std::memory_order_relaxed); }
   void stash(std::exception_ptr e) noexcept {
     if (!(count.fetch_or(exc_bit, std::memory_order_acq_rel) & exc_bit)) exc = new std::exception_ptr(std::move(e));
@@ -67,6 +70,13 @@ struct finish_node {
     return e;
   }
   bool has_exception() const noexcept { return count.load(std::memory_order_relaxed) & exc_bit; }
+  // Whether this finish is `f` or nested in it (sync tree). Nodes outlive the tasks inside them, so a
+  // task's innermost finish and its ancestors are live while the task is.
+  bool is_inside(const finish_node* f) const noexcept {
+    const finish_node* g = this;
+    while (g && g->depth > f->depth) g = g->parent;
+    return g == f;
+  }
   // Ends one counted unit; returns the handle to transfer to (the waiter if this was the last unit).
   std::coroutine_handle<> arrive() noexcept {
     std::uint64_t old = count.fetch_sub(1, std::memory_order_acq_rel);

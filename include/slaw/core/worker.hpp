@@ -157,8 +157,10 @@ class worker {
   void detach_bottom() noexcept;
   // A frame suspends at the end of `f` with other units outstanding.
   std::coroutine_handle<> suspend_at_end(finish_node* f, std::coroutine_handle<> h) noexcept;
-  // Runs other tasks on this thread until `f` has only its body unit left (exception/early-exit path).
-  void help_until_body_only(finish_node* f) noexcept;
+  // A scope left without end_finish (an exception, an early co_return): waits on this thread until
+  // `f` has only its body unit left, running meanwhile only tasks inside `f` (docs/finish.md,
+  // "Waiting in place"), so that it never runs a frame that could wait for this one.
+  void wait_in_place(finish_node* f) noexcept;
 
   // ---------------- scheduler ----------------
   void main_loop();
@@ -193,14 +195,19 @@ class worker {
   void publish_tasks() noexcept;
   void decision_changed(policy::spawn_policy d, std::int32_t depth) noexcept;
   std::coroutine_handle<> give_up(split_deque::entry below, split_deque::entry top) noexcept;
-  // Runs a stolen DFDeques entry (tagged): starts a new quota period, charges a handed-over frame.
-  std::coroutine_handle<> begin_stolen(split_deque::entry e) noexcept;
   std::coroutine_handle<> complete_spawned_slow(promise_base* p) noexcept;
   // Work was just exposed at a thief's request: if that thief went to sleep meanwhile, wake one.
   void on_exposed() noexcept;
-  std::coroutine_handle<> take_own() noexcept;
-  std::coroutine_handle<> try_steal() noexcept;
+  // Routine 1, step 1: own tasks, deepest in the sync tree first. A worker waiting in place for
+  // `waiting_for` takes a bottom entry only if its task is inside that finish.
+  promise_base* take_own(const finish_node* waiting_for = nullptr) noexcept;
+  // Steals one task from another worker (work stealing) or from R (DFDeques), counted in its finish
+  // and ready to resume; null on a failed attempt. `inside`: the caller waits in place for that finish
+  // and runs only tasks inside it; DFDeques then leaves other tasks in R (see deque_list::steal).
+  promise_base* steal_task(const finish_node* inside = nullptr) noexcept;
   std::coroutine_handle<> take_root() noexcept;
+  // Runs `p` as a new strand on this thread.
+  void run_strand(promise_base* p) noexcept;
   std::coroutine_handle<> find_work(bool& stop);
   void begin_strand() noexcept { base_ = pre_.head(); }
   std::uint64_t next_random() noexcept {

@@ -1,0 +1,50 @@
+// Ready tasks that a worker waiting in place took but may not run (docs/finish.md, "Waiting in
+// place"): a scope left without end_finish makes its thread wait for the scope's tasks, and that thread
+// may only run tasks inside the scope. What it steals otherwise is put here, already counted in its
+// finish and ready to resume. Free workers run these first-in first-out before they steal; a waiting
+// worker takes the first one that is inside its own scope.
+//
+// Rare by construction (only waits in place steal into it), so one mutex is enough. `size_` lets the
+// hot idle loop and the parking re-check look without the lock; it is seq_cst so that the parking
+// protocol's re-check (docs/parking.md) sees a task put here before the putter's wake-up call.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+
+namespace slaw::core {
+
+struct promise_base;
+
+class set_aside_queue {
+ public:
+  void put(promise_base* p) {
+    std::lock_guard<std::mutex> g(m_);
+    q_.push_back(p);
+    size_.fetch_add(1, std::memory_order_seq_cst);
+  }
+  bool nonempty() const noexcept { return size_.load(std::memory_order_seq_cst) != 0; }
+  // The first task for which `eligible(task)` holds, removed; null if none.
+  template <class Pred>
+  promise_base* take_first(Pred eligible) {
+    if (!nonempty()) return nullptr;
+    std::lock_guard<std::mutex> g(m_);
+    for (auto it = q_.begin(); it != q_.end(); ++it) {
+      if (!eligible(*it)) continue;
+      promise_base* p = *it;
+      q_.erase(it);
+      size_.fetch_sub(1, std::memory_order_seq_cst);
+      return p;
+    }
+    return nullptr;
+  }
+
+ private:
+  std::mutex m_;
+  std::deque<promise_base*> q_;
+  std::atomic<std::uint32_t> size_{0};
+};
+
+}  // namespace slaw::core
