@@ -5,138 +5,54 @@
 //              [--variant serial,slaw-wf,slaw-hf,slaw-dyn,slaw-dfd,tbb,omp] [--workers 1,2] [--reps N]
 //              [--json FILE] [--quiet]
 //
-// For each benchmark and worker count the instance is built once; then, repetition by repetition, every
-// variant runs once in turn (variants alternate, so a noisy machine affects them alike). Each run is
-// preceded by reset() and followed by the oracle; a failed oracle is reported and makes the exit status 1.
-// Per run the JSON holds each repetition's seconds, the median, the oracle's verdict, the peak RSS of
-// the run (VmHWM, reset before each run) and, for slaw variants, the runtime's counters.
+// Every configuration (benchmark, variant, worker count) runs in a process of its own, so that its peak
+// RSS is its own: in one process, memory that an earlier benchmark freed but the process kept (the C
+// library's heap, the runtime's frame chunks) stays resident and would count again (uts after pdfs read
+// 450 MB instead of its 7 MB). The driver re-executes itself (/proc/self/exe, hidden option --child; see
+// configuration.hpp) once per configuration and builds no instance itself.
+//
+// For each benchmark and worker count, one child per variant is started and builds its instance (one
+// after the other, nothing timed meanwhile); the children then stay alive side by side and the driver
+// asks them for one repetition at a time, every variant in turn, repetition by repetition (variants
+// alternate, so a noisy machine affects them alike, and every repetition but a child's first runs warm,
+// as in a single process). Instances are thus built once per configuration, not once per repetition:
+// at the default size building takes 5.5 s for the 17 benchmarks (fft 3.9 s for its reference DFT
+// bins, the others at most 0.4 s; the JSON's build_seconds), so ~70 s for the 13 configurations of a
+// `make bench`, where a child per repetition would take ~6 min; starting a child takes ~10 ms.
+//
+// Each run is preceded by reset() and followed by the oracle. A failed oracle, a run that throws, and a
+// child that dies (a signal, a non-zero exit) are reported on stderr and in the JSON (oracle_ok false,
+// "process" saying how it ended) and make the exit status 1; the other configurations go on.
+// Per configuration the JSON holds each repetition's seconds, the median, the oracle's verdict, the peak
+// RSS (peak_rss_kb: the largest over the repetitions of the child's VmHWM during the run, reset before
+// each run; the instance's inputs are resident and count, its construction does not; each repetition's
+// in peak_rss_kb_reps), the child's peak over its whole life (process_peak_rss_kb, from wait4: building
+// included), the instance's build time and, for slaw variants, the runtime's counters (last repetition).
 // The slaw variants take SLAW_S, SLAW_F, SLAW_INT, SLAW_K and SLAW_STATS from the environment; their
 // policy, scheduler and worker count come from --variant (slaw-dfd = DFDeques(K)) and --workers.
-#include <omp.h>
 #include <sys/utsname.h>
-#include <tbb/global_control.h>
-#include <tbb/task_arena.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
-#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "harness/benchmark.hpp"
+#include "harness/configuration.hpp"
+#include "harness/options.hpp"
+#include "harness/subprocess.hpp"
 
 namespace {
 
 using slawbench::bench_error;
-
-const std::vector<std::string> all_variants = {"serial", "slaw-wf", "slaw-hf", "slaw-dyn", "slaw-dfd", "tbb", "omp"};
-
-struct options {
-  std::vector<std::string> benches;
-  std::string size = "default";
-  std::map<std::string, std::string> args;
-  std::vector<std::string> variants = all_variants;
-  std::vector<unsigned> workers = {1, 2};
-  int reps = 5;
-  std::string json;
-  bool quiet = false;
-  bool list = false;
-};
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) out.push_back(cur);
-  return out;
-}
-
-const char* usage =
-    "usage: slaw-bench [--list] [--bench NAME[,NAME...]] [--size test|default|large] [--arg KEY=VALUE]...\n"
-    "                  [--variant serial,slaw-wf,slaw-hf,slaw-dyn,slaw-dfd,tbb,omp] [--workers N[,N...]] [--reps N]\n"
-    "                  [--json FILE] [--quiet]\n";
-
-unsigned parse_uint(const std::string& what, const std::string& s, unsigned lo, unsigned hi) {
-  char* end = nullptr;
-  unsigned long v = std::strtoul(s.c_str(), &end, 10);
-  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0])) || *end || v < lo || v > hi)
-    throw bench_error(what + "='" + s + "': expected an integer in [" + std::to_string(lo) + ", " +
-                      std::to_string(hi) + "]");
-  return static_cast<unsigned>(v);
-}
-
-options parse(int argc, char** argv) {
-  options o;
-  auto value = [&](int& i) -> std::string {
-    if (i + 1 >= argc) throw bench_error(std::string(argv[i]) + " needs a value");
-    return argv[++i];
-  };
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--list") o.list = true;
-    else if (a == "--quiet") o.quiet = true;
-    else if (a == "--bench") o.benches = split(value(i), ',');
-    else if (a == "--size") {
-      o.size = value(i);
-      if (o.size != "test" && o.size != "default" && o.size != "large")
-        throw bench_error("--size '" + o.size + "': expected test, default or large");
-    } else if (a == "--arg") {
-      std::string kv = value(i);
-      auto eq = kv.find('=');
-      if (eq == std::string::npos || eq == 0) throw bench_error("--arg '" + kv + "': expected KEY=VALUE");
-      o.args[kv.substr(0, eq)] = kv.substr(eq + 1);
-    } else if (a == "--variant") {
-      o.variants = split(value(i), ',');
-      for (const auto& v : o.variants)
-        if (std::find(all_variants.begin(), all_variants.end(), v) == all_variants.end())
-          throw bench_error("--variant '" + v + "': expected some of serial, slaw-wf, slaw-hf, slaw-dyn, tbb, omp");
-    } else if (a == "--workers") {
-      o.workers.clear();
-      for (const auto& w : split(value(i), ',')) o.workers.push_back(parse_uint("--workers", w, 1, 4096));
-    } else if (a == "--reps") {
-      o.reps = static_cast<int>(parse_uint("--reps", value(i), 1, 100000));
-    } else if (a == "--json") {
-      o.json = value(i);
-    } else if (a == "--help" || a == "-h") {
-      std::fputs(usage, stdout);
-      std::exit(0);
-    } else {
-      throw bench_error("unknown argument '" + a + "'");
-    }
-  }
-  for (const auto& b : o.benches) {
-    const auto& r = slawbench::registry();
-    if (std::none_of(r.begin(), r.end(), [&](const slawbench::benchmark& x) { return x.name == b; })) {
-      std::string names;
-      for (const auto& x : r) names += (names.empty() ? "" : ", ") + x.name;
-      throw bench_error("--bench '" + b + "': unknown benchmark; known: " + names);
-    }
-  }
-  return o;
-}
-
-// Peak resident set size since the last reset_peak_rss(), in KiB (Linux: VmHWM, reset via clear_refs).
-void reset_peak_rss() {
-  if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
-    std::fputs("5", f);
-    std::fclose(f);
-  }
-}
-long peak_rss_kb() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
-  return -1;
-}
 
 std::string json_escape(const std::string& s) {
   std::string o;
@@ -157,16 +73,26 @@ struct record {
   std::string variant;
   unsigned workers;
   std::vector<double> seconds;
+  std::vector<long> peak_rss_reps;
   bool oracle_ok = true;
   std::string oracle;
-  long peak_rss_kb = 0;
   std::string counters;  // JSON object or empty
+  double build_seconds = -1;
+  long process_peak_rss_kb = -1;
+  std::string process_failure;  // how the child ended, when not normally
 
+  void fail(const std::string& why) {
+    oracle_ok = false;
+    oracle = why;
+  }
   double median() const {
     std::vector<double> s = seconds;
     std::sort(s.begin(), s.end());
     if (s.empty()) return 0;
     return s.size() % 2 ? s[s.size() / 2] : (s[s.size() / 2 - 1] + s[s.size() / 2]) / 2;
+  }
+  long peak_rss_kb() const {
+    return peak_rss_reps.empty() ? -1 : *std::max_element(peak_rss_reps.begin(), peak_rss_reps.end());
   }
   std::string to_json() const {
     std::ostringstream o;
@@ -180,7 +106,10 @@ struct record {
     o << "},\"variant\":\"" << variant << "\",\"workers\":" << workers << ",\"seconds\":[";
     for (std::size_t i = 0; i < seconds.size(); ++i) o << (i ? "," : "") << seconds[i];
     o << "],\"median\":" << median() << ",\"oracle_ok\":" << (oracle_ok ? "true" : "false") << ",\"oracle\":\""
-      << json_escape(oracle) << "\",\"peak_rss_kb\":" << peak_rss_kb;
+      << json_escape(oracle) << "\",\"peak_rss_kb\":" << peak_rss_kb() << ",\"peak_rss_kb_reps\":[";
+    for (std::size_t i = 0; i < peak_rss_reps.size(); ++i) o << (i ? "," : "") << peak_rss_reps[i];
+    o << "],\"process_peak_rss_kb\":" << process_peak_rss_kb << ",\"build_seconds\":" << build_seconds;
+    if (!process_failure.empty()) o << ",\"process\":\"" << json_escape(process_failure) << "\"";
     if (!counters.empty()) o << ",\"counters\":" << counters;
     o << "}";
     return o.str();
@@ -202,19 +131,66 @@ std::string machine_json() {
   return o.str();
 }
 
+slawbench::params params_of(const slawbench::benchmark& b, const slawbench::options& opt) {
+  slawbench::params p(opt.size == "test" ? b.size_test : opt.size == "large" ? b.size_large : b.size_default);
+  for (const auto& [k, v] : opt.args) {
+    if (!p.all().count(k)) {
+      std::string keys;
+      for (const auto& [kk, vv] : p.all()) keys += (keys.empty() ? "" : ", ") + kk;
+      throw bench_error("--arg " + k + ": " + b.name + " has no parameter '" + k + "'; its parameters: " + keys);
+    }
+    p.set(k, v);
+  }
+  return p;
+}
+
+// One configuration's child and what it reported so far.
+struct configuration {
+  std::string variant;
+  std::unique_ptr<slawbench::child_process> proc;
+  record rec;
+  bool running = false;  // the child is alive and answering
+};
+
+// The child's argument list for one configuration.
+std::vector<std::string> child_args(const slawbench::options& opt, const std::string& bench, const std::string& v,
+                                    unsigned w) {
+  std::vector<std::string> a = {"--bench", bench, "--size", opt.size, "--variant", v, "--workers", std::to_string(w)};
+  for (const auto& [k, val] : opt.args) {
+    a.push_back("--arg");
+    a.push_back(k + "=" + val);
+  }
+  return a;
+}
+
+// Ends a child, after its repetitions (`expected`) or because it stopped answering, and records how it
+// ended. Returns false when the child reported a bad benchmark argument (status 2 before "ready").
+bool end_child(configuration& c, const std::string& when, bool expected) {
+  slawbench::exit_status st = c.proc->finish();
+  c.running = false;
+  c.rec.process_peak_rss_kb = st.maxrss_kb;
+  if (st.ok() && expected) return true;
+  if (st.exited && st.code == 2 && c.rec.build_seconds < 0) return false;
+  c.rec.process_failure = (st.ok() ? "stopped answering" : st.describe()) + " " + when;
+  c.rec.fail("process " + c.rec.process_failure);
+  std::fprintf(stderr, "slaw-bench: PROCESS FAILED: %s %s w=%u: %s\n", c.rec.bench.c_str(), c.variant.c_str(),
+               c.rec.workers, c.rec.oracle.c_str());
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  options opt;
+  slawbench::options opt;
   try {
-    opt = parse(argc, argv);
+    opt = slawbench::parse_options(argc, argv);
   } catch (const bench_error& e) {
-    std::fprintf(stderr, "slaw-bench: %s\n%s", e.what(), usage);
+    std::fprintf(stderr, "slaw-bench: %s\n%s", e.what(), slawbench::usage);
     return 2;
   }
-  slaw::config base_cfg;
+  if (opt.is_child()) return slawbench::run_configuration(opt);
   try {
-    base_cfg = slaw::config::from_env();
+    (void)slaw::config::from_env();  // checked here once; the children read it again
   } catch (const slaw::config_error& e) {
     std::fprintf(stderr, "slaw-bench: %s\n", e.what());
     return 2;
@@ -229,97 +205,81 @@ int main(int argc, char** argv) {
     if (opt.benches.empty() || std::find(opt.benches.begin(), opt.benches.end(), b.name) != opt.benches.end())
       chosen.push_back(&b);
   std::sort(chosen.begin(), chosen.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  std::map<std::string, slawbench::params> params;
+  try {
+    for (const auto* b : chosen) params.emplace(b->name, params_of(*b, opt));  // every --arg, before any run
+  } catch (const bench_error& e) {
+    std::fprintf(stderr, "slaw-bench: %s\n", e.what());
+    return 2;
+  }
+  std::signal(SIGPIPE, SIG_IGN);  // a child that died must not take the driver with it
 
   std::vector<record> records;
   bool all_ok = true;
-  unsigned max_workers = *std::max_element(opt.workers.begin(), opt.workers.end());
-  tbb::global_control tbb_limit(tbb::global_control::max_allowed_parallelism, max_workers);
-
   for (const auto* b : chosen) {
-    slawbench::params p(opt.size == "test" ? b->size_test : opt.size == "large" ? b->size_large : b->size_default);
-    for (const auto& [k, v] : opt.args) {
-      if (!p.all().count(k)) {
-        std::string keys;
-        for (const auto& [kk, vv] : p.all()) keys += (keys.empty() ? "" : ", ") + kk;
-        std::fprintf(stderr, "slaw-bench: --arg %s: %s has no parameter '%s'; its parameters: %s\n", k.c_str(),
-                     b->name.c_str(), k.c_str(), keys.c_str());
-        return 2;
-      }
-      p.set(k, v);
-    }
-    std::unique_ptr<slawbench::instance> inst;
-    try {
-      inst = b->make(p);
-    } catch (const bench_error& e) {
-      std::fprintf(stderr, "slaw-bench: %s: %s\n", b->name.c_str(), e.what());
-      return 2;
-    }
     for (unsigned w : opt.workers) {
-      std::vector<std::string> vs;
+      std::vector<configuration> cs;
       for (const auto& v : opt.variants) {
-        if (v == "serial" && w != opt.workers.front() && opt.workers.size() > 1) continue;  // once is enough
-        if (v == "tbb" && !inst->has_tbb()) continue;
-        if (v == "omp" && !inst->has_omp()) continue;
-        vs.push_back(v);
-      }
-      std::map<std::string, std::unique_ptr<slaw::runtime>> rts;
-      std::map<std::string, record> recs;
-      for (const auto& v : vs) {
-        if (v.rfind("slaw-", 0) == 0) {
-          slaw::config c = base_cfg;  // SLAW_S, SLAW_F, SLAW_INT, ... from the environment
-          c.workers = w;
-          c.policy = v == "slaw-wf" ? slaw::policy::mode::wf : v == "slaw-hf" ? slaw::policy::mode::hf
-                                                                               : slaw::policy::mode::dyn;
-          // slaw-dfd: the DFDeques(K) scheduler, K from SLAW_K (default 50000); the others work stealing.
-          c.scheduler = v == "slaw-dfd" ? slaw::scheduler_kind::dfdeques : slaw::scheduler_kind::ws;
-          rts[v] = std::make_unique<slaw::runtime>(c);
+        if (v == "serial" && w != opt.workers.front()) continue;  // once is enough
+        configuration c;
+        c.variant = v;
+        c.rec.bench = b->name;
+        c.rec.params = params.at(b->name).all();
+        c.rec.variant = v;
+        c.rec.workers = v == "serial" ? 1 : w;
+        try {
+          c.proc = std::make_unique<slawbench::child_process>(child_args(opt, b->name, v, v == "serial" ? 1 : w));
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "slaw-bench: %s\n", e.what());
+          return 2;
         }
-        record r;
-        r.bench = b->name;
-        r.params = p.all();
-        r.variant = v;
-        r.workers = v == "serial" ? 1 : w;
-        recs[v] = r;
+        auto hello = c.proc->link().receive();
+        if (hello && *hello == "skip") {  // no such variant for this instance (the kernel said why)
+          c.proc->finish();
+          continue;
+        }
+        if (hello && hello->rfind("ready ", 0) == 0) {
+          c.rec.build_seconds = std::atof(hello->c_str() + 6);
+          c.running = true;
+        } else if (!end_child(c, "while building the instance", false)) {
+          for (auto& other : cs) other.proc->finish();
+          return 2;  // a bad benchmark argument: the child said which
+        }
+        cs.push_back(std::move(c));
       }
-      tbb::task_arena arena(static_cast<int>(w));
       for (int rep = 0; rep < opt.reps; ++rep) {
-        for (const auto& v : vs) {
-          record& r = recs[v];
-          inst->reset();
-          if (auto it = rts.find(v); it != rts.end()) it->second->reset_stats();
-          reset_peak_rss();
-          auto t0 = std::chrono::steady_clock::now();
-          if (v == "serial") inst->run_serial();
-          else if (v == "tbb") arena.execute([&] { inst->run_tbb(w); });
-          else if (v == "omp") {
-            omp_set_num_threads(static_cast<int>(w));
-            inst->run_omp(w);
-          } else inst->run_slaw(*rts[v]);
-          double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          r.peak_rss_kb = std::max(r.peak_rss_kb, peak_rss_kb());
-          slawbench::outcome out = inst->check();
-          r.seconds.push_back(secs);
-          if (!out.ok) {
-            r.oracle_ok = false;
-            all_ok = false;
-            std::fprintf(stderr, "slaw-bench: ORACLE FAILED: %s %s w=%u rep %d: %s\n", b->name.c_str(), v.c_str(), w,
-                         rep, out.detail.c_str());
+        for (auto& c : cs) {
+          if (!c.running) continue;
+          std::optional<slawbench::rep_result> r;
+          if (c.proc->link().send("run"))
+            if (auto reply = c.proc->link().receive()) r = slawbench::rep_result::decode(*reply);
+          if (!r) {
+            end_child(c, "in repetition " + std::to_string(rep + 1), false);
+            continue;
           }
-          if (r.oracle.empty() || !out.ok) r.oracle = out.detail;
-          if (auto it = rts.find(v); it != rts.end() && rep == opt.reps - 1)
-            r.counters = it->second->stats().to_json();
+          c.rec.seconds.push_back(r->seconds);
+          c.rec.peak_rss_reps.push_back(r->peak_rss_kb);
+          if (!r->ok) {
+            c.rec.oracle_ok = false;
+            std::fprintf(stderr, "slaw-bench: ORACLE FAILED: %s %s w=%u rep %d: %s\n", b->name.c_str(),
+                         c.variant.c_str(), w, rep, r->oracle.c_str());
+          }
+          if (c.rec.oracle.empty() || !r->ok) c.rec.oracle = r->oracle;
+          if (!r->counters.empty()) c.rec.counters = r->counters;  // the last repetition's
           if (!opt.quiet && isatty(2))
             std::fprintf(stderr, "\r%-10s w=%-2u rep %d/%d %-9s %8.4f s   ", b->name.c_str(), w, rep + 1, opt.reps,
-                         v.c_str(), secs);
+                         c.variant.c_str(), r->seconds);
           std::this_thread::sleep_for(std::chrono::milliseconds(5));  // let spinning peers settle
         }
       }
-      for (const auto& v : vs) {
-        records.push_back(recs[v]);
+      for (auto& c : cs) {
+        if (c.running) end_child(c, "after its repetitions", true);
+        all_ok = all_ok && c.rec.oracle_ok;
         if (!opt.quiet)
-          std::fprintf(stderr, "%s%-10s w=%-2u %-9s median %8.4f s  %s\n", isatty(2) ? "\r" : "", b->name.c_str(), w, v.c_str(),
-                       recs[v].median(), recs[v].oracle_ok ? "ok" : "ORACLE FAILED");
-        (void)0;
+          std::fprintf(stderr, "%s%-10s w=%-2u %-9s median %8.4f s  peak RSS %7.1f MB  %s\n", isatty(2) ? "\r" : "",
+                       b->name.c_str(), w, c.variant.c_str(), c.rec.median(),
+                       std::max(0L, c.rec.peak_rss_kb()) / 1024.0, c.rec.oracle_ok ? "ok" : "FAILED");
+        records.push_back(std::move(c.rec));
       }
     }
   }
