@@ -7,7 +7,12 @@ Per benchmark: Ts (serial median), then for each variant T1/Ts (work overhead on
 (speedup over the serial elision on 2 workers), and slaw-dyn against the best peer (oneTBB or OpenMP)
 as best_peer_time / slaw_dyn_time at 1 and 2 workers (> 1 means slaw-dyn is faster). A second table
 gives memory at 2 workers: slaw's process-wide peak of frames + user memory for the slaw variants, and
-the peak RSS of every variant (RSS includes what earlier variants of the same process left mapped).
+the peak RSS of every variant. A third, the space comparison, gives the peak RSS of uts and pdfs per
+variant at 1 and 2 workers next to the serial elision's.
+
+Peak RSS is peak_rss_kb of the JSON: slaw-bench runs each configuration (benchmark, variant, workers)
+in a process of its own and reports the largest, over the repetitions, of that process's resident peak
+during a run (the instance's inputs included), so a figure carries nothing from other configurations.
 """
 import argparse
 import json
@@ -33,7 +38,9 @@ def index(runs):
     for r in runs:
         table.setdefault(r["bench"], {})[(r["variant"], r["workers"])] = r["median"]
         mem = (r.get("counters") or {}).get("memory_peak")
-        memory.setdefault(r["bench"], {})[(r["variant"], r["workers"])] = (mem, r.get("peak_rss_kb"))
+        rss = r.get("peak_rss_kb")
+        rss = rss if rss is not None and rss >= 0 else None  # -1: no repetition completed
+        memory.setdefault(r["bench"], {})[(r["variant"], r["workers"])] = (mem, rss)
         if not r["oracle_ok"]:
             failed.append(f'{r["bench"]} {r["variant"]} w={r["workers"]}: {r["oracle"]}')
     return table, memory, failed
@@ -89,6 +96,30 @@ def memory_markdown(memory, workers=2):
     return "\n".join(lines)
 
 
+def space_markdown(memory, benches=("pdfs", "uts"), workers=(1, 2)):
+    """Peak RSS of the space benchmarks per variant and worker count, next to the serial elision's
+    (which runs at 1 worker and is repeated on each row); in parentheses the ratio to serial."""
+    benches = [b for b in benches if b in memory]
+    if not benches:
+        return ""
+    cols = ["bench", "workers", "serial"] + VARIANTS
+    lines = ["Space: peak RSS in MB, each configuration in its own process (× the serial elision's)", "",
+             "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for bench in benches:
+        m = memory[bench]
+        serial = m.get(("serial", 1), (None, None))[1]
+        for w in workers:
+            cells = [bench, str(w), fmt(serial / 1024 if serial else None, 1)]
+            for v in VARIANTS:
+                rss = m.get((v, w), (None, None))[1]
+                cell = fmt(rss / 1024 if rss else None, 1)
+                if rss and serial:
+                    cell += f" ({rss / serial:.1f}×)"
+                cells.append(cell)
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def plots(rs, outdir):
     try:
         import matplotlib
@@ -130,6 +161,9 @@ def main():
     table, memory, failed = index(data.get("runs", []))
     rs = rows(table)
     md = markdown(rs) + "\n\n" + memory_markdown(memory)
+    space = space_markdown(memory)
+    if space:
+        md += "\n\n" + space
     print(md)
     if failed:
         print("\nORACLE FAILURES:\n" + "\n".join(failed))
