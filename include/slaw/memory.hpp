@@ -30,12 +30,25 @@ namespace slaw {
 
 inline constexpr std::size_t max_user_align = 16;
 
+// Throws std::bad_alloc if the memory cannot be had (also for sizes near SIZE_MAX, e.g. a negative
+// length converted to size_t).
 void* allocate(std::size_t bytes);
 void deallocate(void* p, std::size_t bytes) noexcept;
 
 // co_await slaw::reserve(bytes): see above. A reservation is consumed by the allocations that follow
-// it on the same worker, or dropped at the worker's next steal.
+// it on the same worker, or dropped at the worker's next steal. Under DFDeques, a size no allocation
+// could satisfy (more than the machine's memory, RLIMIT_AS or the address space) throws std::bad_alloc
+// at once, before any dummy task runs.
 task<void> reserve(std::size_t bytes);
+
+namespace detail {
+// n * sizeof(T), or std::bad_array_new_length if that overflows.
+template <class T>
+std::size_t array_bytes(std::size_t n) {
+  if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
+  return n * sizeof(T);
+}
+}  // namespace detail
 
 template <class T>
 struct allocator {
@@ -44,10 +57,7 @@ struct allocator {
   allocator() noexcept = default;
   template <class U>
   allocator(const allocator<U>&) noexcept {}
-  T* allocate(std::size_t n) {
-    if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
-    return static_cast<T*>(slaw::allocate(n * sizeof(T)));
-  }
+  T* allocate(std::size_t n) { return static_cast<T*>(slaw::allocate(detail::array_bytes<T>(n))); }
   void deallocate(T* p, std::size_t n) noexcept { slaw::deallocate(p, n * sizeof(T)); }
   template <class U>
   bool operator==(const allocator<U>&) const noexcept {
@@ -55,7 +65,8 @@ struct allocator {
   }
 };
 
-// An owning array of n trivially copyable T, uninitialised, allocated through slaw.
+// An owning array of n trivially copyable T, uninitialised, allocated through slaw. An n whose byte
+// size overflows throws std::bad_array_new_length.
 template <class T>
 class buffer {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
@@ -64,7 +75,8 @@ class buffer {
 
  public:
   buffer() noexcept = default;
-  explicit buffer(std::size_t n) : p_(n ? static_cast<T*>(slaw::allocate(n * sizeof(T))) : nullptr), n_(n) {}
+  explicit buffer(std::size_t n)
+      : p_(n ? static_cast<T*>(slaw::allocate(detail::array_bytes<T>(n))) : nullptr), n_(n) {}
   buffer(buffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
   buffer& operator=(buffer&& o) noexcept {
     if (this != &o) {
@@ -97,7 +109,7 @@ class buffer {
 // co_await slaw::make_buffer<T>(n): reserve, then allocate (a DFDeques scheduling point).
 template <class T>
 task<buffer<T>> make_buffer(std::size_t n) {
-  co_await reserve(n * sizeof(T));
+  co_await reserve(detail::array_bytes<T>(n));
   co_return buffer<T>(n);
 }
 

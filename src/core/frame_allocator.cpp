@@ -1,7 +1,9 @@
 #include "slaw/core/frame_allocator.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <new>
 
 namespace slaw::core {
@@ -22,9 +24,19 @@ chunk_header* new_chunk(frame_allocator* owner, std::size_t bytes, std::uint32_t
   h->block_size = block;
   h->chunk_bytes = bytes;
   h->next_chunk = nullptr;
+  asan_poison(h + 1, bytes - sizeof(chunk_header));  // nothing handed out yet
   return h;
 }
 }  // namespace
+
+#ifdef SLAW_ASAN
+void asan_check_live(void* p, std::size_t n) noexcept {
+  if (!__asan_address_is_poisoned(p)) return;
+  std::fprintf(stderr, "slaw: double free (or free of a block never allocated) of %p, %zu bytes\n", p, n);
+  (void)*static_cast<volatile char*>(p);  // let ASan report it, with the stack
+  std::abort();
+}
+#endif
 
 memory_gauge& process_gauge() noexcept {
   static memory_gauge g;
@@ -53,7 +65,7 @@ void frame_allocator::update_watermark() noexcept {
   if (quota_.enabled) w = std::min({w, quota_.base + quota_.deferred + quota_.k, quota_.period_max});
   other_limit_ = w;
   std::int64_t user = stats_.kind[1].live.load(std::memory_order_relaxed);
-  watermark_ = std::min(w, stats_.kind[0].peak.load(std::memory_order_relaxed) + user);
+  watermark_.store(std::min(w, stats_.kind[0].peak.load(std::memory_order_relaxed) + user), std::memory_order_relaxed);
 }
 
 void frame_allocator::account_user(std::int64_t d) noexcept {
@@ -65,7 +77,7 @@ void frame_allocator::account_user(std::int64_t d) noexcept {
   all_live_.store(l, std::memory_order_relaxed);
   if (d > 0) {
     us.total.store(us.total.load(std::memory_order_relaxed) + static_cast<std::uint64_t>(d), std::memory_order_relaxed);
-    if (l > watermark_) return crossed_watermark(d, mem_kind::user);
+    if (l > watermark_.load(std::memory_order_relaxed)) return crossed_watermark(d, mem_kind::user);
   } else if (l < gauge_low_) {
     return publish_gauge();
   }
@@ -78,7 +90,7 @@ void frame_allocator::crossed_watermark(std::int64_t n, mem_kind k) noexcept {
     std::int64_t user = stats_.kind[1].live.load(std::memory_order_relaxed);
     std::int64_t peak = stats_.kind[0].peak.load(std::memory_order_relaxed);
     if (l - user > peak) stats_.kind[0].peak.store(peak = l - user, std::memory_order_relaxed);
-    watermark_ = std::min(other_limit_, peak + user);
+    watermark_.store(std::min(other_limit_, peak + user), std::memory_order_relaxed);
     return;
   }
   if (l > gauge_published_ + gauge_step) {
@@ -113,8 +125,11 @@ void frame_allocator::crossed_watermark(std::int64_t n, mem_kind k) noexcept {
 }
 
 void frame_allocator::reset_peaks() noexcept {
-  stats_.kind[0].peak.store(live_bytes(mem_kind::frame), std::memory_order_relaxed);
-  stats_.kind[1].peak.store(live_bytes(mem_kind::user), std::memory_order_relaxed);
+  stats_.kind[0].peak.store(std::max<std::int64_t>(live_bytes(mem_kind::frame), 0), std::memory_order_relaxed);
+  stats_.kind[1].peak.store(std::max<std::int64_t>(live_bytes(mem_kind::user), 0), std::memory_order_relaxed);
+  // The watermark folds in the old, higher frame peak: left alone, frames could grow past the new
+  // peak unseen. The lowest value sends the owner's next allocation to crossed_watermark.
+  watermark_.store(std::numeric_limits<std::int64_t>::min(), std::memory_order_relaxed);
   for (auto& ks : stats_.kind) ks.total.store(0, std::memory_order_relaxed);
   quota_.max_used.store(0, std::memory_order_relaxed);
   quota_.overrun_bytes.store(0, std::memory_order_relaxed);
@@ -171,15 +186,20 @@ std::int64_t frame_allocator::quota_consume_reservation(std::int64_t bytes) noex
 void* frame_allocator::allocate_slow(std::size_t n, mem_kind k) {
   drain_remote();
   if (n > max_small) {
+    if (n > max_block) throw std::bad_alloc();  // the rounding below would wrap (e.g. a negative size)
     std::size_t bytes = (n + sizeof(chunk_header) + chunk_size - 1) / chunk_size * chunk_size;
     chunk_header* h = new_chunk(this, bytes, num_classes, static_cast<std::uint32_t>(n));
     stats_.chunk_bytes.fetch_add(bytes, std::memory_order_relaxed);
     account_alloc(n, k);
-    return reinterpret_cast<char*>(h) + sizeof(chunk_header);
+    void* p = reinterpret_cast<char*>(h) + sizeof(chunk_header);
+    asan_hand_out(p, n, bytes - sizeof(chunk_header));
+    return p;
   }
   unsigned c = size_class_of(n);
   if (void* p = free_[c]) {  // refilled by the drain
+    asan_unpoison(p, sizeof(void*));
     free_[c] = *static_cast<void**>(p);
+    asan_hand_out(p, n, class_block_size(c));
     account_alloc(n, k);
     return p;
   }
@@ -194,6 +214,7 @@ void* frame_allocator::allocate_slow(std::size_t n, mem_kind k) {
   }
   void* p = bump_[c];
   bump_[c] += bs;
+  asan_hand_out(p, n, bs);
   account_alloc(n, k);
   return p;
 }
@@ -215,6 +236,10 @@ void frame_allocator::flush_remote_freed() noexcept {
 
 void frame_allocator::remote_free(void* p, std::size_t n, mem_kind k, bool gauged) noexcept {
   // Block layout while on the remote list: [next][size | user_bit | gauged_bit].
+  asan_check_live(p, n);
+  chunk_header* h = header_of(p);
+  asan_poison(p, h->size_class == num_classes ? h->chunk_bytes - sizeof(chunk_header) : h->block_size);
+  asan_unpoison(p, 2 * sizeof(std::size_t));
   static_cast<std::size_t*>(p)[1] = n | (k == mem_kind::user ? user_bit : 0) | (gauged ? gauged_bit : 0);
   void* head = remote_.load(std::memory_order_relaxed);
   do {

@@ -1,6 +1,11 @@
 // User memory through slaw and the DFDeques scheduling point reserve() (include/slaw/memory.hpp).
 #include "slaw/memory.hpp"
 
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
+
+#include <algorithm>
+
 #include "slaw/async.hpp"
 #include "slaw/finish.hpp"
 
@@ -8,6 +13,7 @@ namespace slaw {
 
 void* allocate(std::size_t bytes) {
   if (bytes == 0) bytes = 1;
+  if (bytes > core::max_block) throw std::bad_alloc();  // before the quota sees it as a negative count
   if (core::frame_allocator* a = core::tls_allocator) {
     a->quota_consume_reservation(static_cast<std::int64_t>(bytes));
     return a->allocate(bytes, core::mem_kind::user);
@@ -42,13 +48,30 @@ task<void> dummy_tree(std::uint64_t n) {
   if (rest > 1) co_await async(wf, dummy_tree, rest / 2);
 }
 
+// The most one task could ever allocate: the machine's memory and swap, RLIMIT_AS, the allocator's limit.
+std::size_t reservable_bytes() noexcept {
+  std::size_t lim = core::max_block;
+  struct sysinfo si;
+  if (sysinfo(&si) == 0 && si.mem_unit != 0) {
+    unsigned __int128 m = (static_cast<unsigned __int128>(si.totalram) + si.totalswap) * si.mem_unit;
+    if (m < lim) lim = static_cast<std::size_t>(m);
+  }
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) lim = std::min<std::size_t>(lim, rl.rlim_cur);
+  return lim;
+}
+
 }  // namespace
 
 task<void> reserve(std::size_t bytes) {
   core::worker* w = core::tls_worker;
   if (!w || !w->dfdeques() || !core::tls_allocator->quota().enabled) co_return;
+  if (bytes > core::max_block) throw std::bad_alloc();  // would be a negative count below
   const auto b = static_cast<std::int64_t>(bytes);
   const std::int64_t k = core::tls_allocator->quota().k;
+  // Dummy tasks cost a give-up and a steal each: refuse a size that can never be allocated before
+  // running b / K of them (seconds to forever).
+  if (b > k && bytes > reservable_bytes()) throw std::bad_alloc();
   if (b <= k) {
     // After a give-up the task resumes right after a steal, where the quota is fresh and b fits.
     while (!core::tls_allocator->quota_fits(b)) co_await give_up_point{};

@@ -150,9 +150,11 @@ runtime_stats runtime::stats() const {
   s.total = sum_stats(s.workers);
   const core::memory_gauge& mg = core::process_gauge();
   const core::memory_gauge& tg = core::process_task_gauge();
-  s.memory_live = mg.live.load(std::memory_order_relaxed);
-  s.memory_peak = mg.peak.load(std::memory_order_relaxed);
-  s.active_tasks = tg.live.load(std::memory_order_relaxed);
+  // The live gauges may lag below the truth (within the error bounds), even below 0; the truth is >= 0.
+  auto at_least_0 = [](std::int64_t v) { return v > 0 ? v : 0; };
+  s.memory_live = at_least_0(mg.live.load(std::memory_order_relaxed));
+  s.memory_peak = mg.peak.load(std::memory_order_relaxed);  // >= 0 by construction (memory_gauge)
+  s.active_tasks = at_least_0(tg.live.load(std::memory_order_relaxed));
   s.active_tasks_peak = tg.peak.load(std::memory_order_relaxed);
   s.gauge_error_bytes = 2 * static_cast<std::int64_t>(impl_->workers.size()) * core::gauge_step;
   s.gauge_error_tasks = static_cast<std::int64_t>(impl_->workers.size()) * core::task_step;

@@ -18,6 +18,10 @@
 //    `gauge_step`, so the global live figure and its peak are exact to within p * gauge_step without an
 //    atomic RMW per allocation;
 //  - the DFDeques quota (docs/space.md): net bytes allocated since the worker's last steal.
+//
+// AddressSanitizer builds poison free blocks and the unused tail of every block (a block is
+// addressable for exactly the n bytes asked for), so overflows, uses after free and double frees in
+// pooled memory are reported. Other builds compile the hooks to nothing.
 #pragma once
 
 #include <atomic>
@@ -26,13 +30,38 @@
 #include <mutex>
 #include <utility>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SLAW_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLAW_ASAN 1
+#endif
+#endif
+#ifdef SLAW_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace slaw::core {
+
+#ifdef SLAW_ASAN
+inline void asan_poison(void* p, std::size_t n) noexcept { __asan_poison_memory_region(p, n); }
+inline void asan_unpoison(void* p, std::size_t n) noexcept { __asan_unpoison_memory_region(p, n); }
+// A block being freed must be live: its first byte is addressable. Otherwise it is already free.
+void asan_check_live(void* p, std::size_t n) noexcept;
+#else
+inline void asan_poison(void*, std::size_t) noexcept {}
+inline void asan_unpoison(void*, std::size_t) noexcept {}
+inline void asan_check_live(void*, std::size_t) noexcept {}
+#endif
 
 class frame_allocator;
 
 inline constexpr std::size_t chunk_size = 64 * 1024;
 inline constexpr std::size_t max_small = 4096;
 inline constexpr unsigned num_classes = 32 + 28;  // 16-byte steps to 512, 128-byte steps to 4096
+// The largest block: a chunk's size (n + header, rounded up to chunk_size) cannot wrap, and the two
+// flag bits of a block's size on the remote-free list stay free. Larger requests throw bad_alloc.
+inline constexpr std::size_t max_block = (std::size_t{1} << 62) - 2 * chunk_size;
 
 struct alignas(64) chunk_header {
   frame_allocator* local_owner;  // == owner for size-class chunks; `large_chunk` otherwise (one compare on free)
@@ -76,7 +105,12 @@ struct memory_gauge {
   std::atomic<std::int64_t> live{0};
   std::atomic<std::int64_t> peak{0};
   void add(std::int64_t d) noexcept;
-  void reset_peak() noexcept { peak.store(live.load(std::memory_order_relaxed), std::memory_order_relaxed); }
+  // The published live figure may lag below the truth (frees are taken out at once, allocations in
+  // steps), even below 0; the true peak is never negative, so neither is this one.
+  void reset_peak() noexcept {
+    std::int64_t l = live.load(std::memory_order_relaxed);
+    peak.store(l > 0 ? l : 0, std::memory_order_relaxed);
+  }
 };
 memory_gauge& process_gauge() noexcept;
 
@@ -105,7 +139,9 @@ class frame_allocator {
       unsigned c = size_class_of(n);
       void* p = free_[c];
       if (p) [[likely]] {
+        asan_unpoison(p, sizeof(void*));
         free_[c] = *static_cast<void**>(p);
+        asan_hand_out(p, n, class_block_size(c));
         account_alloc(n, k);
         return p;
       }
@@ -113,7 +149,10 @@ class frame_allocator {
     return allocate_slow(n, k);
   }
   void deallocate_local(void* p, std::size_t n, unsigned c, mem_kind k = mem_kind::frame) noexcept {
+    asan_check_live(p, n);
+    asan_unpoison(p, sizeof(void*));
     *static_cast<void**>(p) = free_[c];
+    asan_poison(p, class_block_size(c));
     free_[c] = p;
     account_free(n, k);
   }
@@ -176,7 +215,7 @@ class frame_allocator {
     all_live_.store(l, std::memory_order_relaxed);
     kind_stats& fs = stats_.kind[0];
     fs.total.store(fs.total.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
-    if (l > watermark_) [[unlikely]] crossed_watermark(d, k);
+    if (l > watermark_.load(std::memory_order_relaxed)) [[unlikely]] crossed_watermark(d, k);
   }
   void account_free(std::size_t n, mem_kind k) noexcept {
     auto d = static_cast<std::int64_t>(n);
@@ -184,6 +223,11 @@ class frame_allocator {
     std::int64_t l = all_live_.load(std::memory_order_relaxed) - d;
     all_live_.store(l, std::memory_order_relaxed);
     if (l < gauge_low_) [[unlikely]] publish_gauge();
+  }
+  // ASan: a block of `block` bytes given out for n bytes is addressable for exactly n.
+  static void asan_hand_out(void* p, std::size_t n, std::size_t block) noexcept {
+    asan_poison(p, block);
+    asan_unpoison(p, n);
   }
   void account_user(std::int64_t d) noexcept;
   void crossed_watermark(std::int64_t n, mem_kind k) noexcept;
@@ -200,7 +244,9 @@ class frame_allocator {
   std::atomic<std::int64_t> all_live_{0};  // owner-written; frames + user memory
   std::int64_t gauge_published_ = 0;  // the part of all_live_ included in the process gauge
   std::int64_t gauge_low_ = -gauge_step;
-  std::int64_t watermark_ = 0;
+  // Owner-written, except that reset_peaks() lowers it so the owner's next allocation re-derives it
+  // from the lowered peaks (a relaxed atomic: the same load on the fast path as a plain field).
+  std::atomic<std::int64_t> watermark_{0};
   std::int64_t other_limit_ = gauge_step;  // the watermark without its frame-peak term
   quota_state quota_;
   std::int64_t deferred_unclaimed_ = 0;
