@@ -121,3 +121,104 @@ TEST(Config, StatsFileIsWrittenAtRuntimeEnd) {
   EXPECT_EQ(buf[0], '{');
   EXPECT_NE(std::string(buf).find("\"workers\":2"), std::string::npos);
 }
+
+// ---------------------------------------------------------------- warnings (issue 9 §4.7)
+
+namespace {
+std::string stderr_of_from_env() {
+  testing::internal::CaptureStderr();
+  (void)slaw::config::from_env();
+  return testing::internal::GetCapturedStderr();
+}
+bool has(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
+}  // namespace
+
+// A misspelt SLAW_WORKER=2 used to be ignored without a word.
+TEST(Config, WarnsOnceAboutUnknownVariables) {
+  {
+    env_guard a("SLAW_WORKER", "2");
+    std::string out = stderr_of_from_env();
+    EXPECT_TRUE(has(out, "slaw: warning: unknown environment variable SLAW_WORKER=2")) << out;
+    EXPECT_TRUE(has(out, "did you mean SLAW_WORKERS?")) << out;
+    EXPECT_EQ(stderr_of_from_env(), "");  // once per process
+  }
+  {
+    env_guard a("SLAW_NO_SUCH_SETTING", "1");
+    std::string out = stderr_of_from_env();
+    EXPECT_TRUE(has(out, "SLAW_NO_SUCH_SETTING=1")) << out;
+    EXPECT_TRUE(has(out, "SLAW_WORKERS SLAW_POLICY")) << out;  // lists what is read
+  }
+  env_guard a("SLAW_WORKERS", "2"), b("SLAW_POLICY", "dyn"), c("SLAW_S", "100"), d("SLAW_STATS", "0"),
+      e("SLAW_TEST_SCALE", "1");  // known ones, and the test suite's own
+  EXPECT_EQ(stderr_of_from_env(), "");
+}
+
+TEST(Config, WarnsAboutSettingsTheChosenSchedulerDoesNotUse) {
+  {
+    env_guard a("SLAW_K", "8192");  // the scheduler is ws
+    std::string out = stderr_of_from_env();
+    EXPECT_TRUE(has(out, "SLAW_K=8192 is ignored")) << out;
+    EXPECT_TRUE(has(out, "dfdeques")) << out;
+  }
+  {
+    env_guard a("SLAW_SCHEDULER", "dfdeques"), b("SLAW_S", "17"), c("SLAW_POLICY", "hf"), d("SLAW_K", "8192");
+    std::string out = stderr_of_from_env();
+    EXPECT_TRUE(has(out, "SLAW_S=17 is ignored under SLAW_SCHEDULER=dfdeques")) << out;
+    EXPECT_TRUE(has(out, "SLAW_POLICY=hf is ignored under SLAW_SCHEDULER=dfdeques")) << out;
+    EXPECT_FALSE(has(out, "SLAW_K")) << out;
+  }
+  {
+    env_guard a("SLAW_POLICY", "wf"), b("SLAW_F", "33");  // the bounds belong to dyn
+    std::string out = stderr_of_from_env();
+    EXPECT_TRUE(has(out, "SLAW_F=33 is ignored")) << out;
+    EXPECT_TRUE(has(out, "SLAW_POLICY=dyn")) << out;
+  }
+  {
+    env_guard a("SLAW_POLICY", "dyn"), b("SLAW_F", "34"), c("SLAW_SCHEDULER", "ws");
+    EXPECT_EQ(stderr_of_from_env(), "");
+  }
+}
+
+// ---------------------------------------------------------------- SLAW_STATS (issue 9 §4.8)
+
+// SLAW_STATS=true used to write a file named `true`.
+TEST(Config, StatsTakesZeroOneOrAPathAndNoOtherWordOrNumber) {
+  for (const char* bad : {"true", "false", "yes", "no", "on", "off", "TRUE", "Yes", "2", "01", "10"}) {
+    std::string m = error_for("SLAW_STATS", bad);
+    EXPECT_NE(m.find("SLAW_STATS"), std::string::npos) << bad << ": " << m;
+    EXPECT_NE(m.find("0 (off), 1"), std::string::npos) << bad << ": " << m;
+  }
+  env_guard g("SLAW_STATS", "./true");
+  slaw::config c = slaw::config::from_env();
+  EXPECT_EQ(c.stats, slaw::stats_output::file);
+  EXPECT_EQ(c.stats_path, "./true");
+}
+
+// A bad path used to fail silently at exit; now the runtime is not built.
+TEST(Config, StatsFileIsOpenedWhenTheRuntimeIsBuilt) {
+  slaw::config c;
+  c.workers = 1;
+  c.stats = slaw::stats_output::file;
+  for (std::string bad : {std::string("/nonexistent-slaw-dir/stats.json"), ::testing::TempDir()}) {
+    c.stats_path = bad;
+    try {
+      slaw::runtime rt(c);
+      ADD_FAILURE() << "built a runtime with the stats file " << bad;
+    } catch (const slaw::config_error& e) {
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+  }
+  c.stats_path = ::testing::TempDir() + "slaw_stats_open_test.json";
+  std::remove(c.stats_path.c_str());
+  {
+    slaw::runtime rt(c);
+    std::FILE* f = std::fopen(c.stats_path.c_str(), "r");  // there, and empty, while the runtime lives
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(std::fgetc(f), EOF);
+    std::fclose(f);
+  }
+  std::FILE* f = std::fopen(c.stats_path.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(std::fgetc(f), '{');
+  std::fclose(f);
+}

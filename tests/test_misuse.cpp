@@ -166,6 +166,50 @@ TEST(MisuseDeathTest, MemoryPeakIsNeverNegative) {
       testing::ExitedWithCode(0), "");
 }
 
+// ---------------------------------------------------------------- worker threads (§4.3)
+
+// Thread creation failing part-way used to leave the started threads joinable: std::terminate even
+// for a caller that catches. A real limit: the address space, just above what this process uses, so
+// that only a few 8 MiB thread stacks fit.
+TEST(MisuseDeathTest, WorkerThreadsThatCannotStartGiveACatchableError) {
+#ifdef SLAW_TEST_SANITIZED
+  GTEST_SKIP() << "sanitizers reserve far more address space than RLIMIT_AS can leave";
+#else
+  threadsafe_death_tests();
+  EXPECT_EXIT(
+      {
+        limit_address_space(vm_bytes() + 40 * 1024 * 1024);
+        try {
+          slaw::runtime rt(cfg_of(64));
+          std::fprintf(stderr, "all 64 workers started: the limit did not bite\n");
+          std::exit(3);
+        } catch (const std::system_error& e) {
+          std::fprintf(stderr, "caught: %s\n", e.what());
+        }
+        unlimit_address_space();
+        slaw::runtime rt(cfg_of(2));  // the failed runtime left nothing behind
+        std::exit(rt.run(fib(15)) == 610 ? 0 : 4);
+      },
+      testing::ExitedWithCode(0), "caught: slaw::runtime: could not start worker thread [0-9]+ of 64 \\([0-9]+ started");
+#endif
+}
+
+// ---------------------------------------------------------------- destroying a runtime from its task (§4.4)
+
+TEST(MisuseDeathTest, DestroyingARuntimeFromItsOwnTaskStopsWithAMessage) {
+  threadsafe_death_tests();
+  EXPECT_DEATH(
+      {
+        alarm(20);  // it used to spin forever
+        auto* rt = new slaw::runtime(cfg_of(2));
+        rt->run([rt]() -> slaw::task<> {
+          delete rt;
+          co_return;
+        }());
+      },
+      "destroyed from one of its own tasks");
+}
+
 // ---------------------------------------------------------------- DFDeques reserve (§4.9)
 
 namespace {

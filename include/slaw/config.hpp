@@ -29,7 +29,7 @@ struct config {
   policy::mode policy = policy::mode::dyn;      // dyn | wf | hf
   policy::adp_params adp{};                     // S, F, INT, steal threshold
   stats_output stats = stats_output::off;       // counters written as JSON when the runtime ends
-  std::string stats_path;                       // for stats_output::file
+  std::string stats_path;                       // for stats_output::file: opened when the runtime is built
   unsigned spin_rounds = 64;                    // failed steal rounds before an idle worker parks
   bool steal_preempted_first = true;            // victim deque order for thieves
   scheduler_kind scheduler = scheduler_kind::ws;
@@ -37,10 +37,13 @@ struct config {
   std::size_t policy_trace = 0;                 // record up to this many spawn-decision changes per worker
 
   // Reads SLAW_WORKERS, SLAW_POLICY (wf|hf|dyn), SLAW_S, SLAW_F, SLAW_INT, SLAW_STATS (unset or 0 = off,
-  // 1 = stderr, anything else = a file path), SLAW_SCHEDULER (ws|dfdeques), SLAW_K (bytes >= 1024, or inf),
+  // 1 = stderr, otherwise a file path; true/false/yes/no/on/off and other numbers are errors: write
+  // ./true for a file of that name), SLAW_SCHEDULER (ws|dfdeques), SLAW_K (bytes >= 1024, or inf),
   // SLAW_TRACE (policy: record up to 100000 spawn-decision changes per worker, in the counters JSON).
   // Unset variables keep the defaults of `base`.
-  // Throws config_error for a bad value.
+  // Throws config_error for a bad value. Warns on stderr, once per process and setting, about unknown
+  // SLAW_* variables (a misspelling; SLAW_TEST_* excepted) and about settings the chosen scheduler or
+  // policy does not use (SLAW_K under ws; SLAW_POLICY/S/F/INT under dfdeques; S/F/INT under wf or hf).
   static config from_env(config base);
   static config from_env();
 

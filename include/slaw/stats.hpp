@@ -62,7 +62,11 @@ worker_stats sum_stats(const std::vector<worker_stats>& ws);
 
 struct config;
 // Writes `s.to_json()` as configured: to stderr, or to the file (truncated by the first runtime of the
-// process that writes it, appended to by later ones: one JSON object per line).
+// process that uses it, appended to by later ones: one JSON object per line).
 void write_stats(const runtime_stats& s, const config& cfg);
+// Called when a runtime is built: with stats_output::file, opens the file (truncating it if this is
+// the process's first runtime to use it), so that a bad path fails now and not silently at exit.
+// Throws config_error naming the path and the reason.
+void open_stats_output(const config& cfg);
 
 }  // namespace slaw

@@ -1,13 +1,97 @@
 #include "slaw/config.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <string_view>
+#include <vector>
+
+extern char** environ;
 
 namespace slaw {
 
 namespace {
 constexpr unsigned max_workers = 4096;
+
+constexpr const char* known_vars[] = {"SLAW_WORKERS", "SLAW_POLICY", "SLAW_S",     "SLAW_F",    "SLAW_INT",
+                                      "SLAW_STATS",   "SLAW_SCHEDULER", "SLAW_K", "SLAW_TRACE"};
+
+// Each warning once per process: from_env may run for every runtime.
+void warn_once(const std::string& msg) {
+  static std::mutex m;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> g(m);
+  if (said.insert(msg).second) std::fprintf(stderr, "slaw: warning: %s\n", msg.c_str());
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// A misspelt variable (SLAW_WORKER=2) would otherwise be ignored without a word.
+void warn_unknown_vars() {
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv(*e);
+    if (kv.substr(0, 5) != "SLAW_") continue;
+    std::string_view name = kv.substr(0, kv.find('='));
+    if (name.substr(0, 10) == "SLAW_TEST_") continue;  // the test suite's own settings
+    if (std::find(std::begin(known_vars), std::end(known_vars), name) != std::end(known_vars)) continue;
+    std::string msg = "unknown environment variable " + std::string(kv) + " ignored";
+    const char* best = nullptr;
+    std::size_t best_d = 3;
+    for (const char* k : known_vars)
+      if (std::size_t d = edit_distance(name, k); d < best_d) best = k, best_d = d;
+    if (best) msg += std::string(" (did you mean ") + best + "?)";
+    else {
+      msg += "; slaw reads";
+      for (const char* k : known_vars) msg += std::string(" ") + k;
+    }
+    warn_once(msg);
+  }
+}
+
+// Settings read without error that the chosen scheduler or policy does not use.
+void warn_inapplicable(const config& c) {
+  auto setting = [](const char* n) {  // "NAME=value", or empty if unset
+    const char* v = std::getenv(n);
+    return v ? std::string(n) + "=" + v : std::string();
+  };
+  std::string s;
+  if (c.scheduler == scheduler_kind::ws) {
+    if (!(s = setting("SLAW_K")).empty())
+      warn_once(s + " is ignored: it applies to SLAW_SCHEDULER=dfdeques, the scheduler is ws");
+    if (c.policy != policy::mode::dyn)
+      for (const char* n : {"SLAW_S", "SLAW_F", "SLAW_INT"})
+        if (!(s = setting(n)).empty())
+          warn_once(s + " is ignored: it applies to SLAW_POLICY=dyn, the policy is " + to_string(c.policy));
+  } else {
+    for (const char* n : {"SLAW_POLICY", "SLAW_S", "SLAW_F", "SLAW_INT"})
+      if (!(s = setting(n)).empty())
+        warn_once(s + " is ignored under SLAW_SCHEDULER=dfdeques (all its spawns are work-first)");
+  }
+}
+
+bool iequals(const char* a, const char* b) {
+  for (; *a && *b; ++a, ++b)
+    if (std::tolower(static_cast<unsigned char>(*a)) != std::tolower(static_cast<unsigned char>(*b))) return false;
+  return *a == *b;
+}
 
 unsigned long long parse_uint(const char* name, const char* value, unsigned long long lo, unsigned long long hi) {
   unsigned long long v = 0;
@@ -68,15 +152,25 @@ config config::from_env(config c) {
     else throw config_error(std::string("SLAW_TRACE='") + v + "': expected policy, or 0 for none");
   }
   if (const char* v = std::getenv("SLAW_STATS")) {
-    if (!*v) throw config_error("SLAW_STATS='': expected 0 (off), 1 (stderr) or a file path");
+    static constexpr const char* accepted = "expected 0 (off), 1 (JSON on stderr) or a file path";
+    if (!*v) throw config_error(std::string("SLAW_STATS='': ") + accepted);
+    // A file named `true` or `2` is surely a mistake: other words and numbers are errors (./true is a path).
+    bool word = false;
+    for (const char* w : {"true", "false", "yes", "no", "on", "off", "y", "n"}) word |= iequals(v, w);
+    bool number = std::strspn(v, "0123456789") == std::strlen(v);
     if (!std::strcmp(v, "0")) c.stats = stats_output::off;
     else if (!std::strcmp(v, "1")) c.stats = stats_output::stderr_stream;
+    else if (word || number)
+      throw config_error(std::string("SLAW_STATS='") + v + "': " + accepted + " (for a file of that name write ./" + v +
+                         ")");
     else {
       c.stats = stats_output::file;
       c.stats_path = v;
     }
   }
   c.validate();
+  warn_unknown_vars();
+  warn_inapplicable(c);
   return c;
 }
 

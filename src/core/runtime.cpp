@@ -1,7 +1,10 @@
 #include "slaw/runtime.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
+#include <system_error>
 
 #include "core/runtime_impl.hpp"
 #include "slaw/core/order_labels.hpp"
@@ -24,14 +27,31 @@ runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
   cfg.validate();
   unsigned n = cfg.workers ? cfg.workers : std::max(1u, std::thread::hardware_concurrency());
   cfg.workers = n;
+  open_stats_output(cfg);  // a bad SLAW_STATS path fails here, not silently at exit
   if (cfg.scheduler == scheduler_kind::dfdeques) {
     dfd = std::make_unique<deque_list>(n);
     order_labels_active.fetch_add(1, std::memory_order_relaxed);  // debug builds label frames (Lemma 3.1)
   }
-  workers.reserve(n);
-  for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<worker>(this, i, cfg));
-  threads_.reserve(n);
-  for (unsigned i = 0; i < n; ++i) threads_.emplace_back([w = workers[i].get()] { w->main_loop(); });
+  try {
+    workers.reserve(n);
+    for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<worker>(this, i, cfg));
+    threads_.reserve(n);
+    for (unsigned i = 0; i < n; ++i) threads_.emplace_back([w = workers[i].get()] { w->main_loop(); });
+  } catch (const std::exception& e) {
+    // Thread creation failed part-way (ulimit -v, a pids limit, many workers): the started threads
+    // would be destroyed joinable (std::terminate). Stop and join them, then report.
+    const std::size_t started = threads_.size();
+    stopping.store(true, std::memory_order_seq_cst);
+    park.wake_all();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+    if (dfd) order_labels_active.fetch_sub(1, std::memory_order_relaxed);
+    auto* se = dynamic_cast<const std::system_error*>(&e);
+    if (!se || workers.size() < n) throw;  // e.g. out of memory for the workers themselves
+    throw std::system_error(se->code(), "slaw::runtime: could not start worker thread " + std::to_string(started + 1) +
+                                            " of " + std::to_string(n) + " (" + std::to_string(started) +
+                                            " started, stopped again)");
+  }
 }
 
 runtime_impl::~runtime_impl() { shutdown(); }
@@ -79,6 +99,15 @@ runtime::runtime(config cfg) : impl_(std::make_unique<core::runtime_impl>(std::m
 
 runtime::~runtime() {
   if (!impl_) return;
+  if (core::tls_worker && core::tls_worker->rt() == impl_.get()) {
+    // It would wait for its own run, and its own worker, to end: forever. A destructor cannot report
+    // this by throwing.
+    std::fprintf(stderr,
+                 "slaw: a slaw::runtime is being destroyed from one of its own tasks (on its worker %u); it "
+                 "would wait for itself forever. Destroy it on the thread that created it, after run() returned.\n",
+                 core::tls_worker->index());
+    std::abort();
+  }
   impl_->shutdown();  // the counters are final from here on
   if (impl_->cfg.stats != stats_output::off) write_stats(stats(), impl_->cfg);
 }

@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -95,21 +97,42 @@ std::string runtime_stats::to_json() const {
   return o.str();
 }
 
+namespace {
+std::mutex stats_files_mutex;
+std::set<std::string> stats_files_opened;  // paths truncated by this process already
+
+std::FILE* open_stats_file(const std::string& path) {
+  bool first = stats_files_opened.count(path) == 0;
+  std::FILE* f = std::fopen(path.c_str(), first ? "w" : "a");
+  if (f && first) stats_files_opened.insert(path);
+  return f;
+}
+}  // namespace
+
+void open_stats_output(const config& cfg) {
+  if (cfg.stats != stats_output::file) return;
+  std::lock_guard<std::mutex> g(stats_files_mutex);
+  std::FILE* f = open_stats_file(cfg.stats_path);
+  if (!f) {
+    int err = errno;
+    throw config_error("SLAW_STATS='" + cfg.stats_path + "': cannot open the counters file for writing (" +
+                       std::strerror(err) + ")");
+  }
+  std::fclose(f);
+}
+
 void write_stats(const runtime_stats& s, const config& cfg) {
   std::string json = s.to_json();
   if (cfg.stats == stats_output::stderr_stream) {
     std::fprintf(stderr, "%s\n", json.c_str());
     return;
   }
-  static std::mutex m;
-  static std::set<std::string> written;
-  std::lock_guard<std::mutex> g(m);
-  bool first = written.insert(cfg.stats_path).second;
-  if (std::FILE* f = std::fopen(cfg.stats_path.c_str(), first ? "w" : "a")) {
+  std::lock_guard<std::mutex> g(stats_files_mutex);
+  if (std::FILE* f = open_stats_file(cfg.stats_path)) {
     std::fprintf(f, "%s\n", json.c_str());
     std::fclose(f);
   } else {
-    std::fprintf(stderr, "slaw: SLAW_STATS: cannot write '%s'\n", cfg.stats_path.c_str());
+    std::fprintf(stderr, "slaw: SLAW_STATS: cannot write '%s': %s\n", cfg.stats_path.c_str(), std::strerror(errno));
   }
 }
 
