@@ -316,3 +316,24 @@ TEST(MisuseDeathTest, AddressSanitizerSeesPooledBlocks) {
 #endif
 }
 
+// ---------------------------------------------------------------- a deque that cannot grow (§4.5)
+
+// Growing runs inside a spawn, which cannot fail (docs/deques.md "Out of memory"): the process stops
+// with a message instead of an anonymous std::terminate.
+TEST(MisuseDeathTest, ADequeThatCannotGrowStopsWithAMessage) {
+#ifdef SLAW_TEST_SANITIZED
+  GTEST_SKIP() << "sanitizers reserve far more address space than RLIMIT_AS can leave";
+#else
+  threadsafe_death_tests();
+  EXPECT_DEATH(
+      {
+        slaw::core::split_deque d;
+        std::uintptr_t i = 1;
+        for (; i <= (std::uintptr_t{1} << 22); ++i) d.push(i);  // a 32 MiB array, full
+        limit_address_space(vm_bytes() + 16 * 1024 * 1024);  // the next one needs 64 MiB
+        d.push(i);
+      },
+      "slaw: out of memory growing a work deque to 8388608 entries");
+#endif
+}
+

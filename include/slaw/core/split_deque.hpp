@@ -42,6 +42,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <thread>
@@ -217,10 +218,18 @@ class split_deque {
     std::uint32_t mask;
     array* next_retired;
     std::atomic<entry> slots[1];
+    static std::size_t bytes_for(unsigned log_cap) noexcept {
+      return sizeof(array) + ((std::size_t{1} << log_cap) - 1) * sizeof(std::atomic<entry>);
+    }
     static array* make(unsigned log_cap) {
+      array* a = try_make(log_cap);
+      if (!a) throw std::bad_alloc();
+      return a;
+    }
+    static array* try_make(unsigned log_cap) noexcept {
       std::size_t cap = std::size_t{1} << log_cap;
-      void* mem = std::malloc(sizeof(array) + (cap - 1) * sizeof(std::atomic<entry>));
-      if (!mem) throw std::bad_alloc();
+      void* mem = std::malloc(bytes_for(log_cap));
+      if (!mem) return nullptr;
       array* a = static_cast<array*>(mem);
       a->mask = static_cast<std::uint32_t>(cap - 1);
       a->next_retired = nullptr;
@@ -236,13 +245,29 @@ class split_deque {
   static std::uint32_t tail_of(std::uint64_t w) noexcept { return static_cast<std::uint32_t>(w); }
   static std::uint32_t split_of(std::uint64_t w) noexcept { return static_cast<std::uint32_t>(w >> 32); }
 
-  void make_room() {
+  // Growth runs inside a spawn, which cannot fail (docs/deques.md, "Out of memory"): if the bigger
+  // array cannot be had, stop the process with a message rather than an anonymous std::terminate.
+  [[noreturn, gnu::cold, gnu::noinline]] static void cannot_grow(unsigned log_cap) noexcept {
+    if (log_cap > max_log_capacity)
+      std::fprintf(stderr, "slaw: a work deque would hold more than 2^%u entries; stopping\n", max_log_capacity);
+    else
+      std::fprintf(stderr,
+                   "slaw: out of memory growing a work deque to %zu entries (%zu bytes); a spawn cannot fail "
+                   "here, so the process stops\n",
+                   std::size_t{1} << log_cap, array::bytes_for(log_cap));
+    std::abort();
+  }
+  static constexpr unsigned max_log_capacity = 31;  // 32-bit indices: the size must stay below 2^32
+
+  void make_room() noexcept {
     // Acquire: a slot below the thieves' tail may be reused only after the thief that took it read it.
     tail_cache_ = tail_of(ts_.load(std::memory_order_acquire));
     if (head_ - tail_cache_ < arr_->capacity()) return;
     unsigned log = 0;
     while ((std::uint32_t{1} << log) < arr_->capacity()) ++log;
-    array* bigger = array::make(log + 1);
+    if (log + 1 > max_log_capacity) cannot_grow(log + 1);
+    array* bigger = array::try_make(log + 1);
+    if (!bigger) [[unlikely]] cannot_grow(log + 1);
     for (std::uint32_t i = tail_cache_; i != head_; ++i)
       bigger->slot(i).store(arr_->slot(i).load(std::memory_order_relaxed), std::memory_order_relaxed);
     arr_->next_retired = retired_;
