@@ -1,7 +1,9 @@
 // fib N: two-way recursive Fibonacci with no cut-off, one finish per call (HJ Fig 4.5 shape).
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <exception>
 
 #include "slaw/slaw.hpp"
 
@@ -25,25 +27,37 @@ static long fib_iterative(int n) {
   return a;
 }
 
+// A decimal integer in [lo, hi], nothing else: no sign, no spaces, no overflow (atoi would wrap).
+static bool parse_arg(const char* s, long lo, long hi, long* out) {
+  if (!std::isdigit(static_cast<unsigned char>(*s))) return false;  // strtol would take " 5", "+5", "-5"
+  errno = 0;
+  char* end = nullptr;
+  long v = std::strtol(s, &end, 10);
+  if (errno == ERANGE || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
 int main(int argc, char** argv) {
-  int n = 30;
-  if (argc > 2 || (argc == 2 && (!*argv[1] || std::strspn(argv[1], "0123456789") != std::strlen(argv[1]) ||
-                                 std::atoi(argv[1]) > 90))) {
+  long n = 30;
+  if (argc > 2 || (argc == 2 && !parse_arg(argv[1], 0, 90, &n))) {
     std::fprintf(stderr, "usage: fib [N]   (N an integer in [0, 90], default 30)\n");
     return 2;
   }
-  if (argc == 2) n = std::atoi(argv[1]);
   try {
     slaw::runtime rt{slaw::config::from_env()};
-    long r = rt.run(fib(n));
+    long r = rt.run(fib(static_cast<int>(n)));
     std::printf("%ld\n", r);
-    if (r != fib_iterative(n)) {
-      std::fprintf(stderr, "fib: WRONG result, expected %ld\n", fib_iterative(n));
+    if (r != fib_iterative(static_cast<int>(n))) {
+      std::fprintf(stderr, "fib: WRONG result, expected %ld\n", fib_iterative(static_cast<int>(n)));
       return 1;
     }
   } catch (const slaw::config_error& e) {
     std::fprintf(stderr, "fib: %s\n", e.what());
     return 2;
+  } catch (const std::exception& e) {  // e.g. worker threads that could not be started
+    std::fprintf(stderr, "fib: %s\n", e.what());
+    return 1;
   }
   return 0;
 }

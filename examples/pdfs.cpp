@@ -6,9 +6,12 @@
 // race-free; inside isolated, relaxed accesses suffice (the isolated mutex orders them).
 // The result is checked to be a spanning tree rooted at vertex 0.
 #include <atomic>
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <vector>
 
 #include "slaw/slaw.hpp"
@@ -92,6 +95,17 @@ const char* check_tree(int root, int* bad) {
 
 }  // namespace
 
+// A decimal integer in [lo, hi], nothing else: no sign, no spaces, no overflow (atoi would wrap).
+static bool parse_arg(const char* s, long lo, long hi, long* out) {
+  if (!std::isdigit(static_cast<unsigned char>(*s))) return false;  // strtol would take " 5", "+5", "-5"
+  errno = 0;
+  char* end = nullptr;
+  long v = std::strtol(s, &end, 10);
+  if (errno == ERANGE || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
 int main(int argc, char** argv) {
   side = 100;
   bool have_side = false, bad_args = argc > 3;
@@ -99,9 +113,8 @@ int main(int argc, char** argv) {
     const char* a = argv[i];
     if (std::strcmp(a, "--cas") == 0 && !use_cas) {
       use_cas = true;
-    } else if (!have_side && *a && std::strlen(a) <= 5 && std::strspn(a, "0123456789") == std::strlen(a) &&
-               std::atoi(a) >= 2 && std::atoi(a) <= 20000) {
-      side = std::atoi(a);
+    } else if (long v = 0; !have_side && parse_arg(a, 2, 20000, &v)) {
+      side = static_cast<int>(v);
       have_side = true;
     } else {
       bad_args = true;
@@ -128,6 +141,9 @@ int main(int argc, char** argv) {
   } catch (const slaw::config_error& e) {
     std::fprintf(stderr, "pdfs: %s\n", e.what());
     return 2;
+  } catch (const std::exception& e) {  // e.g. out of memory, worker threads that could not be started
+    std::fprintf(stderr, "pdfs: %s\n", e.what());
+    return 1;
   }
   return 0;
 }

@@ -1,9 +1,11 @@
 // spawn_loop [N]: one finish containing a flat loop of N escaping asyncs, each writing one element
 // (out[i] = 3i + 1). Stresses spawn/complete overhead and a single wide finish; the result is checked.
+#include <cctype>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <exception>
 #include <vector>
 
 #include "slaw/slaw.hpp"
@@ -19,15 +21,24 @@ slaw::task<> spawn_all(std::uint64_t n, std::uint64_t* out) {
   co_await slaw::end_finish(f);
 }
 
+// A decimal integer in [lo, hi], nothing else: no sign, no spaces, no overflow (atoi would wrap).
+static bool parse_arg(const char* s, long lo, long hi, long* out) {
+  if (!std::isdigit(static_cast<unsigned char>(*s))) return false;  // strtol would take " 5", "+5", "-5"
+  errno = 0;
+  char* end = nullptr;
+  long v = std::strtol(s, &end, 10);
+  if (errno == ERANGE || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
 int main(int argc, char** argv) {
-  std::uint64_t n = 1000000;
-  if (argc > 2 || (argc == 2 && (!*argv[1] || std::strlen(argv[1]) > 9 ||
-                                 std::strspn(argv[1], "0123456789") != std::strlen(argv[1]) ||
-                                 std::atol(argv[1]) > 100000000))) {
+  long arg = 1000000;
+  if (argc > 2 || (argc == 2 && !parse_arg(argv[1], 0, 100000000, &arg))) {
     std::fprintf(stderr, "usage: spawn_loop [N]   (N an integer in [0, 100000000], default 1000000)\n");
     return 2;
   }
-  if (argc == 2) n = std::strtoull(argv[1], nullptr, 10);
+  const auto n = static_cast<std::uint64_t>(arg);
   try {
     slaw::runtime rt{slaw::config::from_env()};
     std::vector<std::uint64_t> out(n);
@@ -45,6 +56,9 @@ int main(int argc, char** argv) {
   } catch (const slaw::config_error& e) {
     std::fprintf(stderr, "spawn_loop: %s\n", e.what());
     return 2;
+  } catch (const std::exception& e) {  // e.g. out of memory, worker threads that could not be started
+    std::fprintf(stderr, "spawn_loop: %s\n", e.what());
+    return 1;
   }
   return 0;
 }

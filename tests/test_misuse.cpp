@@ -210,6 +210,43 @@ TEST(MisuseDeathTest, DestroyingARuntimeFromItsOwnTaskStopsWithAMessage) {
       "destroyed from one of its own tasks");
 }
 
+// ---------------------------------------------------------------- examples' arguments (§4.6)
+
+namespace {
+std::string examples_dir() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  std::string exe(buf, static_cast<std::size_t>(n));
+  std::string dir = exe.substr(0, exe.rfind('/'));  // <build>/tests
+  return dir.substr(0, dir.rfind('/')) + "/examples";
+}
+
+int exit_status(const std::string& cmd) {
+  int r = std::system((cmd + " >/dev/null 2>&1").c_str());
+  return r != -1 && WIFEXITED(r) ? WEXITSTATUS(r) : -1;
+}
+}  // namespace
+
+// `fib 4294967296` used to print 0 and exit 0 (atoi overflow).
+TEST(Misuse, ExamplesRejectBadArgumentsWithStatus2) {
+  const std::string dir = examples_dir();
+  if (access((dir + "/fib").c_str(), X_OK) != 0) GTEST_SKIP() << "examples not built in " << dir;
+  const std::string env = "env -u SLAW_WORKERS -u SLAW_STATS SLAW_WORKERS=1 ";
+  const std::string fib = env + dir + "/fib", loop = env + dir + "/spawn_loop", pdfs = env + dir + "/pdfs";
+  for (const char* bad : {"4294967296", "18446744073709551617", "-1", "91", "' 5'", "+5", "5x", "abc", "''", "1 2"})
+    EXPECT_EQ(exit_status(fib + " " + bad), 2) << "fib " << bad;
+  for (const char* bad : {"4294967296", "100000001", "-3", "1e6", "''"})
+    EXPECT_EQ(exit_status(loop + " " + bad), 2) << "spawn_loop " << bad;
+  for (const char* bad : {"1", "20001", "4294967298", "-100", "--cas --cas", "10 10", "--nope"})
+    EXPECT_EQ(exit_status(pdfs + " " + bad), 2) << "pdfs " << bad;
+  EXPECT_EQ(exit_status(fib + " 20"), 0);
+  EXPECT_EQ(exit_status(fib + " 0"), 0);
+  EXPECT_EQ(exit_status(loop + " 1000"), 0);
+  EXPECT_EQ(exit_status(pdfs + " 10 --cas"), 0);
+  EXPECT_EQ(exit_status(env + "SLAW_STATS=true " + dir + "/fib 10"), 2);  // a bad environment: status 2 as well
+}
+
 // ---------------------------------------------------------------- DFDeques reserve (§4.9)
 
 namespace {
