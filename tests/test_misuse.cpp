@@ -374,3 +374,163 @@ TEST(MisuseDeathTest, ADequeThatCannotGrowStopsWithAMessage) {
 #endif
 }
 
+// ---------------------------------------------------------------- nested runs (§4.13)
+
+// A task of runtime A may call B.run(): its worker of A blocks until B's run ends (one worker of A is
+// lost meanwhile, A's other workers go on).
+TEST(Misuse, ATaskMayRunAnotherRuntime) {
+  slaw::runtime a(cfg_of(2)), b(cfg_of(2));
+  EXPECT_EQ(a.run([&]() -> slaw::task<long> { co_return b.run(fib(15)); }()), 610);
+  // Two tasks of A in B at once, and A's own work beside them.
+  std::atomic<long> sum{0};
+  a.run([&]() -> slaw::task<> {
+    auto f = co_await slaw::start_finish();
+    for (int i = 0; i < 2; ++i)
+      co_await slaw::async(slaw::hf, [&]() -> slaw::task<> {
+        sum.fetch_add(b.run(fib(16)));
+        co_return;
+      });
+    long x = co_await fib(14);
+    sum.fetch_add(x);
+    co_await slaw::end_finish(f);
+  }());
+  EXPECT_EQ(sum.load(), 2 * 987 + 377);
+  // Even with one worker in A (that worker waits in B).
+  slaw::runtime a1(cfg_of(1));
+  EXPECT_EQ(a1.run([&]() -> slaw::task<long> { co_return b.run(fib(12)); }()), 144);
+  // A run of A from A's own task is refused (it would wait for itself).
+  EXPECT_THROW(a.run([&]() -> slaw::task<long> { co_return a.run(fib(3)); }()), std::logic_error);
+}
+
+// fork() with a live, idle runtime: the child has only the forking thread, none of the runtime's
+// workers. The child leaves the inherited runtime alone (using it is undefined: run() would wait for
+// workers that do not exist) and may build its own; the parent's runtime is unaffected.
+TEST(Misuse, ForkWithALiveRuntimeLeavesTheParentsRuntimeWorking) {
+  slaw::runtime rt(cfg_of(2));
+  ASSERT_EQ(rt.run(fib(15)), 610);
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  ASSERT_NE(pid, -1);
+  if (pid == 0) {
+    alarm(20);
+    slaw::runtime own(cfg_of(2));
+    _exit(own.run(fib(12)) == 144 ? 0 : 1);  // _exit: no destructors, the inherited runtime is not touched
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(rt.run(fib(15)), 610);
+}
+
+// ---------------------------------------------------------------- counter identities (§5, docs/counters.md)
+
+namespace {
+
+std::atomic<std::uint64_t> spawned_ran{0};
+
+// Counts the spawned instances only (not the sequentially called ones).
+slaw::task<long> counted_fib(int n, bool spawned) {
+  if (spawned) spawned_ran.fetch_add(1, std::memory_order_relaxed);
+  if (n < 2) co_return n;
+  long a, b;
+  auto f = co_await slaw::start_finish();
+  co_await slaw::async(&a, counted_fib, n - 1, true);
+  b = co_await counted_fib(n - 2, false);
+  co_await slaw::end_finish(f);
+  co_return a + b;
+}
+
+slaw::task<> leaf(std::atomic<long>* sum) {
+  spawned_ran.fetch_add(1, std::memory_order_relaxed);
+  sum->fetch_add(1, std::memory_order_relaxed);
+  co_return;
+}
+
+// Spawns under every clause, a flat help-first loop (fresh steals) and user memory: 601 leaves.
+slaw::task<long> workload(int n, std::atomic<long>* sum) {
+  auto f = co_await slaw::start_finish();
+  for (int i = 0; i < 300; ++i) co_await slaw::async(slaw::hf, leaf, sum);
+  for (int i = 0; i < 300; ++i) co_await slaw::async(slaw::wf, leaf, sum);
+  long r = 0;
+  co_await slaw::async(&r, counted_fib, n, true);
+  // DFDeques with a finite K: a synchronous allocation over the quota makes the next spawn give up
+  // the deque (worker::give_up_at_spawn); that spawn counts too.
+  void* big = slaw::allocate(6000);
+  co_await slaw::async(leaf, sum);
+  slaw::deallocate(big, 6000);
+  co_await slaw::end_finish(f);
+  slaw::buffer<char> b = co_await slaw::make_buffer<char>(20000);
+  b[0] = 1;
+  co_return r;
+}
+
+std::string check_identities(const slaw::runtime_stats& s, std::uint64_t spawns_expected, std::uint64_t runs,
+                             bool dfd) {
+  const slaw::worker_stats& t = s.total;
+  std::string bad;
+  auto expect = [&](bool ok, const std::string& what) {
+    if (!ok) bad += "  " + what + "\n";
+  };
+  auto n = [](auto v) { return std::to_string(v); };
+  if (!dfd) {
+    expect(t.steals_preempted == t.stolen_preempted,
+           "steals_preempted " + n(t.steals_preempted) + " != stolen_preempted " + n(t.stolen_preempted));
+    expect(t.steals_fresh == t.stolen_fresh,
+           "steals_fresh " + n(t.steals_fresh) + " != stolen_fresh " + n(t.stolen_fresh));
+  } else {
+    // Steals from ownerless deques have no victim worker: steals >= stolen, and R counts them all.
+    expect(t.steals_preempted == s.dfd_steals,
+           "steals_preempted " + n(t.steals_preempted) + " != dfd.steals " + n(s.dfd_steals));
+    expect(t.stolen_preempted <= t.steals_preempted,
+           "stolen_preempted " + n(t.stolen_preempted) + " > steals_preempted " + n(t.steals_preempted));
+    expect(t.steals_fresh == 0 && t.stolen_fresh == 0 && t.spawns_hf == 0, "help-first activity under dfdeques");
+    expect(t.quota_giveups == s.dfd_giveups,
+           "quota_giveups " + n(t.quota_giveups) + " != dfd.giveups " + n(s.dfd_giveups));
+  }
+  expect(t.spawns_wf + t.spawns_hf == spawns_expected + t.dummy_tasks,
+         "spawns_wf + spawns_hf " + n(t.spawns_wf + t.spawns_hf) + " != spawned tasks run " + n(spawns_expected) +
+             " + dummy_tasks " + n(t.dummy_tasks));
+  expect(t.tasks_run == t.local_takes + t.steals_preempted + t.steals_fresh + runs,
+         "tasks_run " + n(t.tasks_run) + " != local_takes " + n(t.local_takes) + " + steals " +
+             n(t.steals_preempted + t.steals_fresh) + " + roots " + n(runs));
+  expect(s.memory_peak >= s.memory_live && s.memory_live >= 0, "memory_peak >= memory_live >= 0");
+  expect(s.active_tasks_peak >= s.active_tasks && s.active_tasks >= 0, "active_tasks_peak >= active_tasks >= 0");
+  for (const slaw::worker_stats& w : s.workers) {
+    expect(w.frame_bytes_peak >= w.frame_bytes_live, "frame_bytes_peak >= frame_bytes_live");
+    expect(w.user_bytes_peak >= w.user_bytes_live, "user_bytes_peak >= user_bytes_live");
+    expect(w.fresh_bytes_peak >= static_cast<std::uint64_t>(w.fresh_bytes_live > 0 ? w.fresh_bytes_live : 0),
+           "fresh_bytes_peak >= fresh_bytes_live");
+  }
+  return bad;
+}
+
+}  // namespace
+
+TEST(CounterIdentities, HoldSummedOverWorkersAlsoAfterReset) {
+  struct setup {
+    slaw::config cfg;
+    const char* name;
+  };
+  std::vector<setup> setups;
+  for (unsigned p : {1u, 2u, 8u}) {
+    for (auto m : {slaw::policy::mode::dyn, slaw::policy::mode::hf, slaw::policy::mode::wf})
+      setups.push_back({cfg_of(p, m), slaw::to_string(m)});
+    setups.push_back({dfd_cfg(p, slaw::quota_infinite), "dfdeques K=inf"});
+    setups.push_back({dfd_cfg(p, 4096), "dfdeques K=4096"});
+  }
+  for (const setup& su : setups) {
+    const bool dfd = su.cfg.scheduler == slaw::scheduler_kind::dfdeques;
+    slaw::runtime rt(su.cfg);
+    for (int round = 0; round < 3; ++round) {  // reset_stats between runs: the identities hold again
+      rt.reset_stats();
+      spawned_ran.store(0);
+      std::atomic<long> sum{0};
+      constexpr int runs = 2;
+      for (int r = 0; r < runs; ++r) ASSERT_EQ(rt.run(workload(16, &sum)), 987);
+      ASSERT_EQ(sum.load(), runs * 601);
+      std::string bad = check_identities(rt.stats(), spawned_ran.load(), runs, dfd);
+      EXPECT_TRUE(bad.empty()) << su.name << ", " << su.cfg.workers << " workers, round " << round << ":\n"
+                               << bad;
+    }
+  }
+}
