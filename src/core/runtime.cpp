@@ -86,7 +86,7 @@ promise_base* runtime_impl::take_injected() noexcept {
 }
 
 bool runtime_impl::work_visible() const noexcept {
-  if (injected_nonempty()) return true;
+  if (injected_nonempty() || set_aside.nonempty()) return true;
   if (dfd && dfd->has_abandoned_work()) return true;
   for (const auto& w : workers)
     if (w->has_visible_work()) return true;
