@@ -60,9 +60,10 @@ void worker::reset_counters() noexcept {
                      &c_.context_switches, &c_.local_takes, &c_.max_wf_depth, &c_.max_fresh, &c_.parks, &c_.wakes,
                      &c_.tasks_run, &c_.quota_giveups, &c_.dummy_tasks, &c_.fresh_bytes_peak})
     c->v.store(0, std::memory_order_relaxed);
-  // Thief-written: thieves are idle between runs, when counters are reset.
-  stolen_pre_.store(0, std::memory_order_relaxed);
-  stolen_fresh_.store(0, std::memory_order_relaxed);
+  // Thief-written and read by ADP as differences: not zeroed, only re-based.
+  at_reset_.stolen_pre.v.store(stolen_pre_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  at_reset_.stolen_fresh.v.store(stolen_fresh_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  at_reset_.switches.v.store(adp_switches_.load(std::memory_order_relaxed), std::memory_order_relaxed);
   std::lock_guard<std::mutex> g(trace_mutex_);
   trace_.clear();
 }
@@ -108,6 +109,7 @@ std::coroutine_handle<> worker::give_up(split_deque::entry below, split_deque::e
 // Fork with the quota spent: "both the parent and the child go on the deque" (digest §2.3). The
 // child becomes a counted (queued) task above its parent's continuation; it pays for its own frame.
 std::coroutine_handle<> worker::give_up_at_spawn(promise_base* parent, promise_base* child) noexcept {
+  c_.spawns_wf.bump();  // a work-first spawn all the same; its child is started elsewhere
   child->kind = task_kind::queued;
   child->join->add_unit();
   child->start_charge = static_cast<std::uint32_t>(alloc_->quota_take_deferred());

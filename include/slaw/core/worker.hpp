@@ -105,11 +105,12 @@ class worker {
     c_.max_wf_depth.max(static_cast<std::int32_t>(pre_.head() - base_) > 0 ? pre_.head() - base_ : 0);
   }
   [[gnu::always_inline]] void push_fresh(promise_base* child) noexcept {
+    // Bytes of queued, unstarted frames: added here, subtracted by whoever takes the entry. Read before
+    // the push: once the entry is published a thief may run and free the child.
+    fresh_bytes_in_ += frame_bytes(child);
     if (fresh_.push(reinterpret_cast<std::uintptr_t>(child))) [[unlikely]] on_exposed();
     c_.spawns_hf.bump();
     c_.max_fresh.max(fresh_.size_estimate());
-    // Bytes of queued, unstarted frames: added here, subtracted by whoever takes the entry.
-    fresh_bytes_in_ += frame_bytes(child);
     std::int64_t q = fresh_bytes_in_ - fresh_bytes_out_ - fresh_bytes_stolen_.load(std::memory_order_relaxed);
     c_.fresh_bytes_peak.max(static_cast<std::uint64_t>(q > 0 ? q : 0));
   }
@@ -169,9 +170,14 @@ class worker {
   unsigned index() const noexcept { return index_; }
   runtime_impl* rt() const noexcept { return rt_; }
   const worker_counters& counters() const noexcept { return c_; }
-  std::uint64_t stolen_pre() const noexcept { return stolen_pre_.load(std::memory_order_relaxed); }
-  std::uint64_t stolen_fresh() const noexcept { return stolen_fresh_.load(std::memory_order_relaxed); }
-  std::uint64_t policy_switches() const noexcept { return adp_switches_.load(std::memory_order_relaxed); }
+  // Since the last reset_counters (the raw counters keep growing: ADP reads their differences).
+  std::uint64_t stolen_pre() const noexcept { return stolen_pre_.load(std::memory_order_relaxed) - at_reset_.stolen_pre.get(); }
+  std::uint64_t stolen_fresh() const noexcept {
+    return stolen_fresh_.load(std::memory_order_relaxed) - at_reset_.stolen_fresh.get();
+  }
+  std::uint64_t policy_switches() const noexcept {
+    return adp_switches_.load(std::memory_order_relaxed) - at_reset_.switches.get();
+  }
   policy::spawn_policy current_policy() const noexcept {
     return static_cast<policy::spawn_policy>(policy_mirror_.load(std::memory_order_relaxed));
   }
@@ -239,6 +245,9 @@ class worker {
   unsigned index_;
   std::uint64_t rng_;
   worker_counters c_;
+  struct {
+    counter stolen_pre, stolen_fresh, switches;
+  } at_reset_;  // values of the ever-growing counters at the last reset_counters
   std::atomic<std::uint64_t> adp_switches_{0};
   std::atomic<std::uint8_t> policy_mirror_{static_cast<std::uint8_t>(policy::spawn_policy::hf)};
   void sync_mirrors() noexcept {
