@@ -313,8 +313,10 @@ TEST(ExitPathsApi, CallableArgumentsAreCopiedLikeStdThread) {
   auto body = [&]() -> slaw::task<> {
     auto f = co_await slaw::start_finish();
     co_await slaw::async([&v](int k) -> slaw::task<> { v.push_back(k); co_return; }, 7);
-    co_await slaw::async(by_reference, v);  // a function: arguments are bound as in a direct call
     co_await slaw::end_finish(f);
+    auto g = co_await slaw::start_finish();
+    co_await slaw::async(by_reference, v);  // a function: arguments are bound as in a direct call
+    co_await slaw::end_finish(g);
   };
   rt.run(body());
   ASSERT_EQ(v.size(), 2u);

@@ -25,7 +25,7 @@ void deque_list::link_after(node* pos, node* n) noexcept {
   if (pos) pos->next = n;
   else head_ = n;
   n->in_list = true;
-  if (++size_ > c_.max_deques) c_.max_deques = size_;
+  if (++size_ - placeholders_ > c_.max_deques) c_.max_deques = size_ - placeholders_;
 }
 
 void deque_list::unlink(node* n) noexcept {
@@ -40,6 +40,14 @@ void deque_list::unlink(node* n) noexcept {
 }
 
 deque_list::node* deque_list::own_node(const worker& w) noexcept { return &own_[w.index()]; }
+
+deque_list::node* deque_list::nth_deque(std::size_t i) const noexcept {
+  for (node* n = head_; n; n = n->next) {
+    if (n->placeholder) continue;
+    if (i-- == 0) return n;
+  }
+  return nullptr;
+}
 
 void deque_list::remove_own(worker& w) {
   if (!w.in_r_) return;
@@ -68,9 +76,11 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const fini
   std::unique_lock<std::mutex> lk(m_, std::try_to_lock);
   if (!lk.owns_lock()) return split_deque::none;  // another steal or give-up is in progress: a failed attempt
   remove_own(w);  // its deque is empty and it has no task (Fig. 5: delete the deque, then steal)
-  std::size_t i = static_cast<std::size_t>(random % p_);
-  node* s = head_;
-  for (; s && i > 0; --i) s = s->next;
+  // A waiting thief samples every deque: a task of its scope may lie right of the leftmost p, behind
+  // tasks it may not run (and placeholders, which are not deques, are never picked).
+  const std::size_t deques = size_ - placeholders_;
+  const std::size_t range = inside_of ? deques : p_;
+  node* s = range ? nth_deque(static_cast<std::size_t>(random % range)) : nullptr;
   if (!s) {  // fewer than i + 1 deques
     ++c_.failed_attempts;
     return split_deque::none;
@@ -92,7 +102,7 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const fini
       d.unlock_steal();
       if (e != split_deque::none) v->stolen_pre_.fetch_add(1, std::memory_order_relaxed);
     }
-  } else if (!s->placeholder) {
+  } else {
     e = s->entries[s->bottom++];
     abandoned_entries_.fetch_sub(1, std::memory_order_seq_cst);
     if (!(e & entry_tags)) {  // a frame of the stopped chain: count its child as in the owned case (D1)
@@ -173,6 +183,7 @@ deque_list::wait_anchor deque_list::begin_wait(worker& w, const finish_node* f) 
   std::lock_guard<std::mutex> g(m_);
   node* ph = new_abandoned();
   ph->placeholder = true;
+  ++placeholders_;
   node* mine = own_node(w);
   assert(w.in_r_ && "DFDeques: a worker running a task owns a deque");
   if (!w.in_r_) {
@@ -223,6 +234,7 @@ void deque_list::end_wait(worker& w, wait_anchor a) {
   unlink(ph);
   --c_.deletions;
   ph->placeholder = false;
+  --placeholders_;
   recycle(ph);
 #ifndef NDEBUG
   check_invariants();

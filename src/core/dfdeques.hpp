@@ -43,7 +43,8 @@ class deque_list {
   ~deque_list();
 
   // One steal attempt by `w`, whose own deque is empty (it leaves R first): pick i uniformly in
-  // [0, p), take the bottom entry of the i-th deque from the left, put w's deque right of it.
+  // [0, p) (a waiting thief: among all deques), take the bottom entry of the i-th deque from the left,
+  // put w's deque right of it.
   // Returns the entry to run, tagged (an untagged one is counted and turned into its parent's tagged
   // continuation under the lock), or none on a failed attempt. With `inside` (w waits in place for
   // that finish), a task that is not inside it is left in R where w's deque would have gone, as an
@@ -90,6 +91,7 @@ class deque_list {
   void link_after(node* pos, node* n) noexcept;  // pos == nullptr: at the left end
   void unlink(node* n) noexcept;
   node* own_node(const worker& w) noexcept;
+  node* nth_deque(std::size_t i) const noexcept;  // from the left, placeholders skipped
   void remove_own(worker& w);  // under the lock
   node* new_abandoned();
   void recycle(node* d);
@@ -106,7 +108,8 @@ class deque_list {
   std::vector<node> own_;
   node* head_ = nullptr;
   node* tail_ = nullptr;
-  std::size_t size_ = 0;
+  std::size_t size_ = 0;          // nodes in R, placeholders included
+  std::size_t placeholders_ = 0;
   std::vector<node*> pool_;
   dfd_counters c_;
   std::atomic<std::uint64_t> abandoned_entries_{0};
