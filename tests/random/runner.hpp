@@ -1,0 +1,42 @@
+// The runner: executes a program on a slaw runtime and records what happened (an observation), for
+// check.hpp to compare with the oracle. Each function of the program runs as one coroutine frame that
+// interprets the function's statements, so scopes, slots and buffers live in that frame as they would
+// in hand-written code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "oracle.hpp"
+#include "program.hpp"
+#include "slaw/slaw.hpp"
+
+namespace rp {
+
+struct observation {
+  struct finish {
+    bool reached = false;
+    finish_end how = finish_end::normal;
+    int exc = -1;          // how == threw: the id it rethrew
+    int ended_inside = 0;  // of the oracle's tasks inside it, how many had ended when it ended
+  };
+  std::vector<finish> finishes;
+  std::vector<int> task_runs, task_ended;  // per task
+  std::vector<char> slot_seen;             // per task: its slot was read when its finish ended
+  std::vector<long> slot_value;
+  std::vector<char> try_reached;
+  std::vector<int> try_caught;  // -1: nothing caught
+  std::vector<char> call_returned;
+  std::vector<long> call_value;
+  bool run_threw = false;
+  int run_exc = -1;
+  long run_value = 0;
+  long isolated = 0, buffers = 0;
+  std::vector<std::string> errors;  // found while running: buffer contents, overlapping isolated, ...
+};
+
+// The oracle's finish lists (tasks inside, slots joining) tell the runner what to look at when a finish
+// ends; everything else comes from the program.
+observation run_program(slaw::runtime& rt, const program& p, const expectation& e);
+
+}  // namespace rp
