@@ -65,7 +65,7 @@ std::size_t reservable_bytes() noexcept {
 
 task<void> reserve(std::size_t bytes) {
   core::worker* w = core::tls_worker;
-  if (!w || !w->dfdeques() || !core::tls_allocator->quota().enabled) co_return;
+  if (!w || !core::tls_allocator->quota().enabled) co_return;  // only DFDeques with a finite K enables it
   if (bytes > core::max_block) throw std::bad_alloc();  // would be a negative count below
   const auto b = static_cast<std::int64_t>(bytes);
   const std::int64_t k = core::tls_allocator->quota().k;

@@ -7,7 +7,6 @@
 #include <system_error>
 
 #include "core/runtime_impl.hpp"
-#include "slaw/core/order_labels.hpp"
 #include "slaw/finish.hpp"
 
 namespace slaw {
@@ -28,13 +27,15 @@ runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
   unsigned n = cfg.workers ? cfg.workers : std::max(1u, std::thread::hardware_concurrency());
   cfg.workers = n;
   open_stats_output(cfg);  // a bad SLAW_STATS path fails here, not silently at exit
-  if (cfg.scheduler == scheduler_kind::dfdeques) {
-    dfd = std::make_unique<deque_list>(n);
-    order_labels_active.fetch_add(1, std::memory_order_relaxed);  // debug builds label frames (Lemma 3.1)
-  }
+  sched = make_scheduler(cfg, *this);
+  config worker_cfg = cfg;
+  sched->configure_workers(worker_cfg);
   try {
     workers.reserve(n);
-    for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<worker>(this, i, cfg));
+    for (unsigned i = 0; i < n; ++i) {
+      workers.push_back(std::make_unique<worker>(this, sched.get(), i, worker_cfg));
+      sched->attach(*workers.back());
+    }
     threads_.reserve(n);
     for (unsigned i = 0; i < n; ++i) threads_.emplace_back([w = workers[i].get()] { w->main_loop(); });
   } catch (const std::exception& e) {
@@ -45,7 +46,6 @@ runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
     park.wake_all();
     for (auto& t : threads_) t.join();
     threads_.clear();
-    if (dfd) order_labels_active.fetch_sub(1, std::memory_order_relaxed);
     auto* se = dynamic_cast<const std::system_error*>(&e);
     if (!se || workers.size() < n) throw;  // e.g. out of memory for the workers themselves
     throw std::system_error(se->code(), "slaw::runtime: could not start worker thread " + std::to_string(started + 1) +
@@ -63,7 +63,6 @@ void runtime_impl::shutdown() {
   park.wake_all();
   for (auto& t : threads_) t.join();
   threads_.clear();
-  if (dfd) order_labels_active.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void runtime_impl::inject(promise_base* root) {
@@ -86,8 +85,7 @@ promise_base* runtime_impl::take_injected() noexcept {
 }
 
 bool runtime_impl::work_visible() const noexcept {
-  if (injected_nonempty() || set_aside.nonempty()) return true;
-  if (dfd && dfd->has_abandoned_work()) return true;
+  if (injected_nonempty() || sched->holds_work()) return true;
   for (const auto& w : workers)
     if (w->has_visible_work()) return true;
   return false;
@@ -188,15 +186,7 @@ runtime_stats runtime::stats() const {
   s.gauge_error_bytes = 2 * static_cast<std::int64_t>(impl_->workers.size()) * core::gauge_step;
   s.gauge_error_tasks = static_cast<std::int64_t>(impl_->workers.size()) * core::task_step;
   s.scheduler = to_string(impl_->cfg.scheduler);
-  if (impl_->dfd) {
-    s.quota = impl_->cfg.quota == quota_infinite ? 0 : impl_->cfg.quota;
-    core::dfd_counters dc = impl_->dfd->counters();
-    s.dfd_steals = dc.steals;
-    s.dfd_failed_attempts = dc.failed_attempts;
-    s.dfd_giveups = dc.giveups;
-    s.dfd_deletions = dc.deletions;
-    s.dfd_max_deques = dc.max_deques;
-  }
+  impl_->sched->add_stats(s);
   return s;
 }
 
@@ -208,7 +198,7 @@ void runtime::reset_stats() {
   }
   core::process_gauge().reset_peak();
   core::process_task_gauge().reset_peak();
-  if (impl_->dfd) impl_->dfd->reset_counters();
+  impl_->sched->reset_stats();
 }
 
 }  // namespace slaw

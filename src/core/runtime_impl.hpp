@@ -8,9 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/dfdeques.hpp"
 #include "core/parking.hpp"
-#include "core/set_aside.hpp"
+#include "core/scheduler.hpp"
 #include "slaw/config.hpp"
 #include "slaw/core/worker.hpp"
 
@@ -33,12 +32,11 @@ class runtime_impl {
   bool work_visible() const noexcept;
 
   config cfg;
+  std::unique_ptr<scheduler> sched;  // declared before the workers, which point to it
   std::vector<std::unique_ptr<worker>> workers;
   parking_lot park;
   std::atomic<bool> stopping{false};
   std::atomic<int> active_runs{0};
-  std::unique_ptr<deque_list> dfd;  // the DFDeques scheduler's list R; null under work stealing
-  set_aside_queue set_aside;        // work stealing: tasks a waiting worker took but may not run
 
  private:
   std::vector<std::thread> threads_;

@@ -1,4 +1,6 @@
-// Worker slow paths and the scheduler loop (Routine 1 of digest slaw.md §3.3).
+// Worker slow paths and the scheduler loop (Routine 1 of SLAW, Guo et al. IPDPS 2010, §3.3). What a
+// variant decides (where to steal, what a give-up or a wait does to its structures) is behind the
+// scheduler interface (src/core/scheduler.hpp).
 #include "slaw/core/worker.hpp"
 
 #include <algorithm>
@@ -7,9 +9,8 @@
 #include <limits>
 #include <thread>
 
-#include "core/dfdeques.hpp"
-#include "slaw/core/order_labels.hpp"
 #include "core/runtime_impl.hpp"
+#include "core/scheduler.hpp"
 
 namespace slaw::core {
 
@@ -18,14 +19,6 @@ constinit thread_local worker* tls_worker = nullptr;
 namespace {
 bool is_noop(std::coroutine_handle<> h) noexcept { return h.address() == std::noop_coroutine().address(); }
 promise_base* as_promise(split_deque::entry e) noexcept { return entry_promise(e); }
-
-policy::adp_params params_for(const config& cfg) {
-  policy::adp_params p = cfg.adp;
-  // DFDeques is work-first by definition (Fig. 5: a fork pushes the parent and runs the child); its
-  // space bound comes from the quota, so ADP's stack condition is off.
-  if (cfg.scheduler == scheduler_kind::dfdeques) p.S = std::numeric_limits<std::uint32_t>::max() / 2;
-  return p;
-}
 }  // namespace
 
 memory_gauge& process_task_gauge() noexcept {
@@ -33,19 +26,18 @@ memory_gauge& process_task_gauge() noexcept {
   return g;
 }
 
-worker::worker(runtime_impl* rt, unsigned index, const config& cfg)
-    : mode_(cfg.scheduler == scheduler_kind::dfdeques ? policy::mode::wf : cfg.policy),
-      adp_params_(params_for(cfg)),
+worker::worker(runtime_impl* rt, scheduler* sched, unsigned index, const config& cfg)
+    : mode_(cfg.policy),
+      adp_params_(cfg.adp),
       alloc_(frame_allocator::acquire()),
-      dfd_(cfg.scheduler == scheduler_kind::dfdeques),
       trace_limit_(cfg.policy_trace),
       rt_(rt),
+      sched_(sched),
       index_(index),
       rng_(0x9E3779B97F4A7C15ull * (index + 1)) {
   adp_.reset(adp_params_, 0);
   alloc_->reset_peaks();  // a pooled allocator: its figures start with this runtime
-  if (dfd_ && cfg.quota != quota_infinite) alloc_->quota_enable(static_cast<std::int64_t>(cfg.quota));
-  else alloc_->quota_disable();
+  alloc_->quota_disable();  // until a variant switches it on (scheduler::attach)
 }
 
 worker::~worker() {
@@ -89,20 +81,19 @@ void worker::publish_tasks() noexcept {
   tasks_lo_ = tasks_published_ - task_step;
 }
 
-// ---------------- DFDeques give-ups (docs/space.md) ----------------
+// ---------------- quota give-ups (docs/space.md) ----------------
 // The running chain stops at a scheduling point: its innermost work-first child is detached (W1, as
-// for a suspension), `below` and `top` are pushed, and the whole deque is handed to R as ownerless.
-// An ownerless deque is only popped at its bottom, so its entries resume bottom-first: every frame
-// of the stopped chain resumes after the entries below it were stolen, and so counted (D1).
+// for a suspension), `below` and `top` are pushed, and the whole deque is handed to the scheduler,
+// which keeps it ownerless and pops it only at its bottom: every frame of the stopped chain resumes
+// after the entries below it were stolen, and so counted (D1, docs/space.md).
 std::coroutine_handle<> worker::give_up(split_deque::entry below, split_deque::entry top) noexcept {
-  assert(in_r_ && "DFDeques: a worker running a task owns a deque");
   sync_mirrors();
   detach_bottom();
   if (below != split_deque::none) pre_.push(below);
   pre_.push(top);
-  rt_->dfd->give_up(*this);
+  sched_->give_up(*this);
   c_.quota_giveups.bump();
-  on_exposed();  // wake a sleeper for the work now in R
+  on_exposed();  // wake a sleeper for the work handed over
   return std::noop_coroutine();
 }
 
@@ -179,13 +170,8 @@ void worker::detach_bottom() noexcept {
     }
   }
   if (e == split_deque::none) return;
-  if (e & parent_tag) {
-    pre_.push(e);
-    return;
-  }
-  promise_base* child = as_promise(e);
-  child->join->add_unit();
-  pre_.push(reinterpret_cast<split_deque::entry>(child->parent) | parent_tag);
+  // An owned deque holds no start_tag entries: the entry resumes its own frame, or its parent's.
+  pre_.push(reinterpret_cast<split_deque::entry>(detach_entry(e)) | parent_tag);
 }
 
 std::coroutine_handle<> worker::suspend_at_end(finish_node* f, std::coroutine_handle<> h) noexcept {
@@ -203,24 +189,14 @@ std::coroutine_handle<> worker::suspend_at_end(finish_node* f, std::coroutine_ha
 // stack): a deadlock. Tasks inside `f` only wait for finishes nested in `f`, which never need a frame
 // below the wait. So it runs only tasks inside `f`: own bottom entries inside f; set-aside tasks
 // inside f; steals, where a stolen task outside f is handed to others (work stealing: the set-aside
-// queue; DFDeques: left in R where it was). No injected roots.
+// queue; the space-efficient variant: left in its ordered list). No injected roots.
 void worker::wait_in_place(finish_node* f) noexcept {
   detach_bottom();  // our chain stops here for a while: no untagged entry of it may stay behind (W1)
-  deque_list::wait_anchor anchor{};
-  if (dfd_) anchor = rt_->dfd->begin_wait(*this, f);  // our entries stay in R, ownerless
-  auto is_inside = [f](promise_base* p) { return p->cur->is_inside(f); };
+  void* anchor = sched_->begin_wait(*this, f);
   unsigned idle_rounds = 0;
   while (!f->units_left_only_body()) {
     promise_base* p = take_own(f);
-    if (!p && !dfd_) p = rt_->set_aside.take_first(is_inside);
-    if (!p) {
-      p = steal_task(f);
-      if (p && !dfd_ && !is_inside(p)) {
-        rt_->set_aside.put(p);
-        rt_->park.wake_one();  // a free worker may be asleep
-        p = nullptr;
-      }
-    }
+    if (!p) p = steal(f);
     if (p) {
       idle_rounds = 0;
       run_strand(p);
@@ -237,7 +213,7 @@ void worker::wait_in_place(finish_node* f) noexcept {
       std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
     }
   }
-  if (dfd_) rt_->dfd->end_wait(*this, anchor);
+  sched_->end_wait(*this, anchor);
   begin_strand();
 }
 
@@ -298,86 +274,34 @@ promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
   return as_promise(p);
 }
 
-// Routine 1, step 2: steal the earliest entry of a random victim's deque. A round probes at most
-// `max_probes` victims, so that an idle worker's search (and a large runtime's start-up) costs O(1)
-// per round instead of O(p); the parking re-check still looks at every worker.
-promise_base* worker::steal_task(const finish_node* inside) noexcept {
-  if (dfd_) {
-    split_deque::entry e = rt_->dfd->steal(*this, next_random(), inside);
-    if (e == split_deque::none) {
-      c_.failed_steals.bump();
-      return nullptr;
-    }
-    alloc_->quota_new_period();  // steal() resets the quota (Fig. 5)
-    promise_base* p = entry_promise(e);
-    if (e & start_tag) alloc_->quota_charge(p->start_charge);
-    c_.steals_pre.bump();
-    return p;
-  }
-  constexpr std::size_t max_probes = 16;
-  auto& ws = rt_->workers;
-  const std::size_t n = ws.size();
-  if (n <= 1) return nullptr;
-  const std::size_t start = next_random() % n;
-  const std::size_t probes = std::min(n, max_probes);
-  for (std::size_t i = 0; i < probes; ++i) {
-    worker* v = ws[(start + i) % n].get();
-    if (v == this) continue;
-    for (int d = 0; d < 2; ++d) {
-      bool preempted = (d == 0) == rt_->cfg.steal_preempted_first;
-      if (preempted) {
-        if (v->pre_.looks_empty()) {
-          v->pre_.request_split();
-          continue;
-        }
-        if (!v->pre_.try_lock_steal()) continue;
-        split_deque::entry e = v->pre_.steal();
-        promise_base* resume = nullptr;
-        if (e != split_deque::none) {
-          if (e & parent_tag) {
-            resume = as_promise(e);
-          } else {
-            promise_base* child = as_promise(e);
-            child->join->add_unit();  // the child is detached from its parent's continuation
-            resume = child->parent;
-          }
-        }
-        v->pre_.unlock_steal();
-        if (resume) {
-          v->stolen_pre_.fetch_add(1, std::memory_order_relaxed);
-          c_.steals_pre.bump();
-          // Where one continuation was stolen the next is likely wanted too (a flat work-first loop
-          // migrates this way): publish our first push at once instead of waiting for a request.
-          pre_.request_split();
-          return resume;
-        }
-      } else {
-        split_deque::entry e = v->fresh_.steal();
-        if (e != split_deque::none) {
-          v->stolen_fresh_.fetch_add(1, std::memory_order_relaxed);
-          v->fresh_bytes_stolen_.fetch_add(frame_bytes(as_promise(e)), std::memory_order_relaxed);
-          c_.steals_fresh.bump();
-          return as_promise(e);
-        }
-      }
-    }
-  }
-  c_.failed_steals.bump();
-  return nullptr;
+promise_base* worker::steal(const finish_node* inside) noexcept {
+  promise_base* p = sched_->steal(*this, inside);
+  if (!p) c_.failed_steals.bump();
+  return p;
 }
 
-// An injected root task: a new task (counted active); under DFDeques the worker's new deque goes to
-// the right end of R (roots of later runs have lower priority) and a new quota period starts.
+promise_base* worker::yield_continuation() noexcept {
+  if (!pre_.try_lock_steal()) return nullptr;
+  split_deque::entry e = pre_.steal();
+  promise_base* resume = e != split_deque::none ? detach_entry(e) : nullptr;  // counted under the lock
+  pre_.unlock_steal();
+  if (resume) stolen_pre_.fetch_add(1, std::memory_order_relaxed);
+  return resume;
+}
+
+promise_base* worker::yield_fresh() noexcept {
+  split_deque::entry e = fresh_.steal();
+  if (e == split_deque::none) return nullptr;
+  stolen_fresh_.fetch_add(1, std::memory_order_relaxed);
+  fresh_bytes_stolen_.fetch_add(frame_bytes(as_promise(e)), std::memory_order_relaxed);
+  return as_promise(e);
+}
+
+// An injected root task: a new task (counted active).
 std::coroutine_handle<> worker::take_root() noexcept {
   promise_base* r = rt_->take_injected();
   if (!r) return {};
-  if (dfd_) {
-    rt_->dfd->enter_root(*this);
-    alloc_->quota_new_period();
-#ifndef NDEBUG
-    order_note_root(r);
-#endif
-  }
+  sched_->begin_root(*this, r);
   task_begins();
   return r->self;
 }
@@ -399,11 +323,7 @@ std::coroutine_handle<> worker::find_work(bool& stop) {
       return {};
     }
     if ((h = take_root())) break;
-    if (promise_base* p = rt_->set_aside.take_first([](promise_base*) { return true; })) {
-      h = p->self;
-      break;
-    }
-    if (promise_base* p = steal_task()) {
+    if (promise_base* p = steal(nullptr)) {
       h = p->self;
       break;
     }

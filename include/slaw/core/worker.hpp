@@ -27,7 +27,7 @@
 namespace slaw::core {
 
 class runtime_impl;
-class deque_list;
+class scheduler;
 
 // called: sequential call; spawned: work-first child (may own a preempted entry); queued: help-first
 // child or root task (counted in its finish when spawned, never has an entry); body: a finish's body.
@@ -42,16 +42,26 @@ struct promise_base {
   finish_node* cur;      // innermost open finish of the code running in this frame
   std::exception_ptr* exc;  // called/body tasks: rethrown in the awaiting frame (allocated when thrown)
   task_kind kind;
-  std::uint32_t start_charge;  // DFDeques: frame bytes the worker that starts this task pays (set at a give-up)
+  std::uint32_t start_charge;  // quota give-ups: frame bytes the worker that starts this task pays
 };
 
 // Deque entry tags (promises are at least 8-byte aligned). Untagged: a work-first child, standing for
 // its parent's continuation. parent_tag: a continuation whose work-first child is already counted.
-// start_tag (DFDeques only, never in an owned deque): a task not begun yet, handed over at a give-up.
+// start_tag (quota give-ups only, never in an owned deque): a task not begun yet, handed over.
 inline constexpr std::uintptr_t parent_tag = 1;
 inline constexpr std::uintptr_t start_tag = 2;
 inline constexpr std::uintptr_t entry_tags = 3;
 inline promise_base* entry_promise(std::uintptr_t e) noexcept { return reinterpret_cast<promise_base*>(e & ~entry_tags); }
+// The frame that a preempted entry taken off the deque resumes. A tagged entry is that frame. An
+// untagged entry is a work-first child whose parent's continuation is taken away from it: the child is
+// *detached* and counted in its finish (docs/finish.md). The caller must keep thieves' increments
+// ordered before the child's end (the steal lock, or the owner's wait_for_thieves).
+inline promise_base* detach_entry(std::uintptr_t e) noexcept {
+  if (e & entry_tags) return entry_promise(e);
+  promise_base* child = entry_promise(e);
+  child->join->add_unit();
+  return child->parent;
+}
 
 // Counters written by the owner only (relaxed, read racily by stats()).
 struct counter {
@@ -85,7 +95,8 @@ memory_gauge& process_task_gauge() noexcept;
 
 class worker {
  public:
-  worker(runtime_impl* rt, unsigned index, const config& cfg);
+  // `cfg` as adjusted by the scheduler (scheduler::configure_workers).
+  worker(runtime_impl* rt, scheduler* sched, unsigned index, const config& cfg);
   ~worker();
 
   // ---------------- spawn fast path ----------------
@@ -126,9 +137,9 @@ class worker {
     if (--tasks_local_ < tasks_lo_) [[unlikely]] publish_tasks();
   }
 
-  // ---------------- DFDeques ----------------
-  bool dfdeques() const noexcept { return dfd_; }
-  // The memory quota is spent: the next spawn or call gives up the deque instead of running its task.
+  // ---------------- quota give-ups ----------------
+  // The scheduler stopped this chain (a memory quota is spent): the next spawn or call
+  // gives up the deque instead of running its task.
   bool preempt_pending() const noexcept { return alloc_->quota_preempt_pending(); }
   // Give-ups at a scheduling point (docs/space.md). Each returns the handle to transfer to (noop: back
   // to the scheduler loop, which steals).
@@ -163,9 +174,30 @@ class worker {
   // "Waiting in place"), so that it never runs a frame that could wait for this one.
   void wait_in_place(finish_node* f) noexcept;
 
-  // ---------------- scheduler ----------------
+  // ---------------- scheduler loop ----------------
   void main_loop();
-  void wake_check_after_find() noexcept;
+
+  // ---------------- thief side: for scheduler modules (src/sched/) ----------------
+  // Takes the oldest entry of this worker's preempted deque under its steal lock, detached (see
+  // detach_entry); null if there is none or another thief holds the lock. Counts it as stolen here.
+  promise_base* yield_continuation() noexcept;
+  // Takes the oldest fresh (help-first, unstarted) task; null if none. Counts it as stolen here.
+  promise_base* yield_fresh() noexcept;
+  // The preempted deque itself, for a variant that moves whole deques (give-ups, ordered lists).
+  split_deque& preempted_deque() noexcept { return pre_; }
+  // This worker (the thief) stole a task of the given kind.
+  void count_steal(bool preempted) noexcept { (preempted ? c_.steals_pre : c_.steals_fresh).bump(); }
+  // Where one continuation was stolen the next is likely wanted too (a flat work-first loop migrates
+  // this way): publish this worker's next push at once instead of waiting for a request.
+  void publish_next_push() noexcept { pre_.request_split(); }
+  // Work was exposed or handed over: wake a sleeping worker if no one is searching.
+  void on_exposed() noexcept;
+  std::uint64_t next_random() noexcept {
+    rng_ ^= rng_ << 13;
+    rng_ ^= rng_ >> 7;
+    rng_ ^= rng_ << 17;
+    return rng_;
+  }
 
   unsigned index() const noexcept { return index_; }
   runtime_impl* rt() const noexcept { return rt_; }
@@ -192,8 +224,6 @@ class worker {
   }
 
  private:
-  friend class runtime_impl;
-  friend class deque_list;
   static std::int64_t frame_bytes(const promise_base* p) noexcept {
     chunk_header* h = header_of(p->self.address());
     return h->block_size;
@@ -202,26 +232,16 @@ class worker {
   void decision_changed(policy::spawn_policy d, std::int32_t depth) noexcept;
   std::coroutine_handle<> give_up(split_deque::entry below, split_deque::entry top) noexcept;
   std::coroutine_handle<> complete_spawned_slow(promise_base* p) noexcept;
-  // Work was just exposed at a thief's request: if that thief went to sleep meanwhile, wake one.
-  void on_exposed() noexcept;
   // Routine 1, step 1: own tasks, deepest in the sync tree first. A worker waiting in place for
   // `waiting_for` takes a bottom entry only if its task is inside that finish.
   promise_base* take_own(const finish_node* waiting_for = nullptr) noexcept;
-  // Steals one task from another worker (work stealing) or from R (DFDeques), counted in its finish
-  // and ready to resume; null on a failed attempt. `inside`: the caller waits in place for that finish
-  // and runs only tasks inside it; DFDeques then leaves other tasks in R (see deque_list::steal).
-  promise_base* steal_task(const finish_node* inside = nullptr) noexcept;
+  // Routine 1, step 2, through the scheduler; counts a failed attempt.
+  promise_base* steal(const finish_node* inside) noexcept;
   std::coroutine_handle<> take_root() noexcept;
   // Runs `p` as a new strand on this thread.
   void run_strand(promise_base* p) noexcept;
   std::coroutine_handle<> find_work(bool& stop);
   void begin_strand() noexcept { base_ = pre_.head(); }
-  std::uint64_t next_random() noexcept {
-    rng_ ^= rng_ << 13;
-    rng_ ^= rng_ >> 7;
-    rng_ ^= rng_ << 17;
-    return rng_;
-  }
 
   // Owner-hot.
   split_deque pre_;
@@ -233,15 +253,13 @@ class worker {
   frame_allocator* alloc_;
   policy::spawn_policy last_decision_ = policy::spawn_policy::hf;
   char last_reason_ = 'i';
-  std::uint64_t spawns_seen_ = 0;  // spawns up to the last decision change (for the trace)
   std::int64_t tasks_local_ = 0, tasks_published_ = 0, tasks_hi_ = task_step, tasks_lo_ = -task_step;
   std::int64_t fresh_bytes_in_ = 0, fresh_bytes_out_ = 0;
-  bool dfd_;
-  bool in_r_ = false;
   std::size_t trace_limit_;  // 0: no policy trace
   mutable std::mutex trace_mutex_;  // taken only to record a change (rare) and to copy the trace
-  std::vector<policy_event> trace_;  // DFDeques: this worker owns a deque in R (guarded by R's lock)
+  std::vector<policy_event> trace_;
   runtime_impl* rt_;
+  scheduler* sched_;
   unsigned index_;
   std::uint64_t rng_;
   worker_counters c_;

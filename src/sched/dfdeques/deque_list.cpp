@@ -1,4 +1,4 @@
-#include "core/dfdeques.hpp"
+#include "sched/dfdeques/deque_list.hpp"
 
 #include <cassert>
 
@@ -50,12 +50,11 @@ deque_list::node* deque_list::nth_deque(std::size_t i) const noexcept {
 }
 
 void deque_list::remove_own(worker& w) {
-  if (!w.in_r_) return;
   node* n = own_node(w);
-  assert(n->in_list && n->owner == &w);
+  if (!n->in_list) return;
+  assert(n->owner == &w);
   unlink(n);
   n->owner = nullptr;
-  w.in_r_ = false;
 }
 
 deque_list::node* deque_list::new_abandoned() {
@@ -89,27 +88,16 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const fini
   node* insert_after = s;
   if (!s->ownerless()) {
     worker* v = s->owner;
-    split_deque& d = v->pre_;
-    if (d.looks_empty()) {
-      d.request_split();  // the owner exposes part of its private region at its next push
-    } else if (d.try_lock_steal()) {
-      e = d.steal();
-      if (e != split_deque::none && !(e & entry_tags)) {
-        promise_base* child = entry_promise(e);
-        child->join->add_unit();  // the work-first child is detached from its parent's continuation
-        e = reinterpret_cast<split_deque::entry>(child->parent) | parent_tag;
-      }
-      d.unlock_steal();
-      if (e != split_deque::none) v->stolen_pre_.fetch_add(1, std::memory_order_relaxed);
+    if (v->preempted_deque().looks_empty()) {
+      v->preempted_deque().request_split();  // the owner exposes part of its private region at its next push
+    } else if (promise_base* r = v->yield_continuation()) {
+      e = reinterpret_cast<split_deque::entry>(r) | parent_tag;
     }
   } else {
     e = s->entries[s->bottom++];
     abandoned_entries_.fetch_sub(1, std::memory_order_seq_cst);
-    if (!(e & entry_tags)) {  // a frame of the stopped chain: count its child as in the owned case (D1)
-      promise_base* child = entry_promise(e);
-      child->join->add_unit();
-      e = reinterpret_cast<split_deque::entry>(child->parent) | parent_tag;
-    }
+    if (!(e & entry_tags))  // a frame of the stopped chain: count its child as in the owned case (D1)
+      e = reinterpret_cast<split_deque::entry>(detach_entry(e)) | parent_tag;
     if (s->empty()) {  // the last task of an ownerless deque: delete the deque, take its place
       insert_after = s->prev;
       unlink(s);
@@ -135,7 +123,6 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const fini
   node* mine = own_node(w);
   mine->owner = &w;
   link_after(insert_after, mine);
-  w.in_r_ = true;
   ++c_.steals;
 #ifndef NDEBUG
   check_invariants();
@@ -151,20 +138,18 @@ void deque_list::enter_root(worker& w) {
   node* mine = own_node(w);
   mine->owner = &w;
   link_after(tail_, mine);
-  w.in_r_ = true;
 }
 
 void deque_list::give_up(worker& w) {
   std::lock_guard<std::mutex> g(m_);
   node* mine = own_node(w);
-  assert(w.in_r_ && mine->in_list && "DFDeques: a worker gave up a deque it does not own");
+  assert(mine->in_list && "DFDeques: a worker gave up a deque it does not own");
   node* d = new_abandoned();
   // No thief can be inside w's deque: every steal holds m_.
-  w.pre_.take_all(d->entries);
+  w.preempted_deque().take_all(d->entries);
   node* pos = mine->prev;
   unlink(mine);
   mine->owner = nullptr;
-  w.in_r_ = false;
   ++c_.giveups;
   if (d->entries.empty()) {
     recycle(d);
@@ -185,18 +170,17 @@ deque_list::wait_anchor deque_list::begin_wait(worker& w, const finish_node* f) 
   ph->placeholder = true;
   ++placeholders_;
   node* mine = own_node(w);
-  assert(w.in_r_ && "DFDeques: a worker running a task owns a deque");
-  if (!w.in_r_) {
+  assert(mine->in_list && "DFDeques: a worker running a task owns a deque");
+  if (!mine->in_list) {
     link_after(tail_, ph);
     return {ph};
   }
   std::vector<split_deque::entry> all;
-  w.pre_.take_all(all);  // no thief is inside w's deque: every steal holds m_
+  w.preempted_deque().take_all(all);  // no thief is inside w's deque: every steal holds m_
   node* pos = mine->prev;
   unlink(mine);
   --c_.deletions;  // not a deletion: the deque's entries stay, and its place is held
   mine->owner = nullptr;
-  w.in_r_ = false;
   node* in_f = new_abandoned();
   node* below = new_abandoned();
   for (split_deque::entry e : all) {  // bottom first; an untagged entry stands for its parent's frame
@@ -225,12 +209,11 @@ void deque_list::end_wait(worker& w, wait_anchor a) {
   std::lock_guard<std::mutex> g(m_);
   node* ph = static_cast<node*>(a.placeholder);
   // Every task inside the scope has ended, so the deque of w's last strand is empty.
-  assert(w.pre_.refresh_size() == 0 && "DFDeques: a wait in place ended with tasks of the scope queued");
+  assert(w.preempted_deque().refresh_size() == 0 && "DFDeques: a wait in place ended with tasks of the scope queued");
   remove_own(w);
   node* mine = own_node(w);
   mine->owner = &w;
   link_after(ph->prev, mine);
-  w.in_r_ = true;
   unlink(ph);
   --c_.deletions;
   ph->placeholder = false;
@@ -259,7 +242,7 @@ void deque_list::check_invariants() const {
     assert((x->next != nullptr) == (x != tail_));
     if (x->holds_tasks()) assert(!x->empty() && "DFDeques: an empty ownerless deque stayed in R");
     else if (x->ownerless()) assert(x->empty() && "DFDeques: a placeholder holds tasks");
-    else assert(x->owner->in_r_ && x == &own_[x->owner->index()] && "a worker's slot is its own node");
+    else assert(x == &own_[x->owner->index()] && "a worker's slot is its own node");
   }
   assert(n == size_);
   (void)n;

@@ -1,0 +1,57 @@
+#include "sched/work_stealing.hpp"
+
+#include <algorithm>
+
+#include "slaw/core/worker.hpp"
+
+namespace slaw::core {
+
+promise_base* work_stealing::probe(worker& thief) noexcept {
+  const std::size_t n = workers_.size();
+  if (n <= 1) return nullptr;
+  const std::size_t start = thief.next_random() % n;
+  const std::size_t probes = std::min(n, max_probes);
+  for (std::size_t i = 0; i < probes; ++i) {
+    worker* v = workers_[(start + i) % n].get();
+    if (v == &thief) continue;
+    for (int d = 0; d < 2; ++d) {
+      const bool preempted = (d == 0) == preempted_first_;
+      if (preempted) {
+        if (v->preempted_deque().looks_empty()) {
+          v->preempted_deque().request_split();  // the owner exposes part of its private region
+          continue;
+        }
+        if (promise_base* p = v->yield_continuation()) {
+          thief.count_steal(true);
+          thief.publish_next_push();
+          return p;
+        }
+      } else if (promise_base* p = v->yield_fresh()) {
+        thief.count_steal(false);
+        return p;
+      }
+    }
+  }
+  return nullptr;
+}
+
+// A free thief runs set-aside tasks first (they are older work), then steals. A thief waiting in place
+// takes a set-aside task inside its finish, or steals and sets aside what it may not run (it cannot
+// put the task back in the victim's deque); a free worker, woken for it, runs it.
+promise_base* work_stealing::steal(worker& thief, const finish_node* inside) noexcept {
+  if (!inside) {
+    if (promise_base* p = set_aside_.take_first([](promise_base*) { return true; })) return p;
+    return probe(thief);
+  }
+  auto is_inside = [inside](promise_base* p) { return p->cur->is_inside(inside); };
+  if (promise_base* p = set_aside_.take_first(is_inside)) return p;
+  promise_base* p = probe(thief);
+  if (p && !is_inside(p)) {
+    set_aside_.put(p);
+    thief.on_exposed();
+    return nullptr;
+  }
+  return p;
+}
+
+}  // namespace slaw::core
