@@ -1,4 +1,6 @@
-// ADP(S,F,INT): SLAW's per-spawn choice between work-first and help-first (digest slaw.md §3.3-3.4).
+// ADP(S,F,INT): SLAW's per-spawn choice between work-first and help-first (SLAW, Guo et al., IPDPS
+// 2010: the heuristic §III-A, the stack and fresh conditions §III-D Algorithm 1 rule 3a;
+// docs/adaptive_policy.md, docs/policy.md).
 //
 // Pure decision logic: no threads, no atomics. The worker feeds it its own numbers; the simulator
 // can feed it modelled ones. Checked per spawn, in priority order:
@@ -6,7 +8,8 @@
 //   2. fresh condition   fresh >= F        -> work-first
 //   3. heuristic         every INT spawns: steals from this worker in the last interval > threshold
 //                        -> help-first for the next interval, else work-first. A worker starts help-first.
-// Resolutions of the digest's open questions (docs/adaptive_policy.md):
+// Each decision carries its reason, so that a trace need not re-derive it.
+// Resolutions of the paper's open questions (docs/adaptive_policy.md):
 //   Q1 the stack condition wins over an explicit `wf` clause; an explicit `hf` is always honoured.
 //   Q2 every dyn spawn, forced or not, counts towards the interval.
 //   Q3 steals from both deques count.
@@ -22,6 +25,44 @@ namespace slaw::policy {
 enum class spawn_policy : std::uint8_t { wf, hf };
 enum class schedule : std::uint8_t { dyn, wf, hf };  // an async's schedule clause
 enum class mode : std::uint8_t { dyn, wf, hf };      // the runtime-wide policy
+
+// Why a spawn got its policy.
+enum class reason : std::uint8_t {
+  interval,          // the policy the interval heuristic chose
+  stack_bound,       // depth >= S
+  fresh_bound,       // fresh tasks >= F
+  clause,            // an explicit schedule clause, or a fixed mode
+  back_to_interval,  // a change only (see change_reason): the interval's policy again after a forced one
+};
+
+// The one-letter codes of the policy trace (SLAW_TRACE=policy, docs/counters.md).
+constexpr char reason_code(reason r) noexcept {
+  switch (r) {
+    case reason::interval: return 'i';
+    case reason::stack_bound: return 's';
+    case reason::fresh_bound: return 'f';
+    case reason::clause: return 'c';
+    case reason::back_to_interval: return 'u';
+  }
+  return '?';
+}
+
+// The reason to record when a worker's policy changes: `now` is the new decision's reason, `last` the
+// reason recorded at the previous change. Returning to the interval's policy after a forced choice is
+// told apart from a change the heuristic made.
+constexpr reason change_reason(reason last, reason now) noexcept {
+  const bool last_forced = last == reason::stack_bound || last == reason::fresh_bound || last == reason::clause;
+  return now == reason::interval && last_forced ? reason::back_to_interval : now;
+}
+
+struct decision {
+  spawn_policy policy;
+  reason why;
+  friend constexpr bool operator==(const decision&, const decision&) noexcept = default;
+  // TO BE REMOVED once worker::choose and tests/test_policy.cpp read `.policy`: lets callers written
+  // for the old `spawn_policy decide(...)` compile unchanged.
+  constexpr operator spawn_policy() const noexcept { return policy; }
+};
 
 struct adp_params {
   std::uint32_t S = 256;    // stack threshold, in work-first frames
@@ -48,24 +89,23 @@ inline spawn_policy heuristic(const adp_params& p, std::uint64_t steals_in_inter
   return steals_in_interval > p.steal_threshold ? spawn_policy::hf : spawn_policy::wf;
 }
 
-// One spawn's decision. `depth` may be negative (frames re-entered after a context switch).
-// `fresh_count()` is consulted only when the cheap estimate is >= F; `stolen_from_me()` only at an
-// interval's end, so the common case touches worker-local fields only.
+// One spawn's decision and its reason. `depth` may be negative (frames re-entered after a context
+// switch). `fresh_count()` is consulted only when the cheap estimate is >= F; `stolen_from_me()` only at
+// an interval's end, so the common case touches worker-local fields only. Every reason is a constant
+// of the branch that already tells the cases apart: the common path has no extra test.
 template <class FreshCount, class StolenFromMe>
-inline spawn_policy decide(const adp_params& p, adp_state& s, mode m, schedule clause, std::int64_t depth,
-                           std::uint32_t fresh_estimate, FreshCount&& fresh_count,
-                           StolenFromMe&& stolen_from_me) noexcept {
-  if (m == mode::wf) [[unlikely]] return spawn_policy::wf;
-  if (m == mode::hf) [[unlikely]] return spawn_policy::hf;
-  if (depth >= static_cast<std::int64_t>(p.S)) [[unlikely]] return spawn_policy::hf;
+inline decision decide(const adp_params& p, adp_state& s, mode m, schedule clause, std::int64_t depth,
+                       std::uint32_t fresh_estimate, FreshCount&& fresh_count, StolenFromMe&& stolen_from_me) noexcept {
+  if (m == mode::wf) [[unlikely]] return {spawn_policy::wf, reason::clause};
+  if (m == mode::hf) [[unlikely]] return {spawn_policy::hf, reason::clause};
+  if (depth >= static_cast<std::int64_t>(p.S)) [[unlikely]] return {spawn_policy::hf, reason::stack_bound};
   if (clause != schedule::dyn) [[unlikely]]
-    return clause == schedule::wf ? spawn_policy::wf : spawn_policy::hf;
-  spawn_policy forced = spawn_policy::wf;
-  bool is_forced = false;
+    return {clause == schedule::wf ? spawn_policy::wf : spawn_policy::hf, reason::clause};
+  bool forced = false;
   if (fresh_estimate >= p.F) [[unlikely]] {
-    if (fresh_count() >= p.F) is_forced = true;
+    if (fresh_count() >= p.F) forced = true;
   }
-  if (--s.left == 0) [[unlikely]] {
+  if (--s.left == 0) [[unlikely]] {  // Q2: a forced spawn counts too
     std::uint64_t now = stolen_from_me();
     spawn_policy next = heuristic(p, now - s.stolen_at_start);
     if (next != s.current) ++s.switches;
@@ -73,7 +113,8 @@ inline spawn_policy decide(const adp_params& p, adp_state& s, mode m, schedule c
     s.stolen_at_start = now;
     s.left = p.INT;
   }
-  return is_forced ? forced : s.current;
+  if (forced) [[unlikely]] return {spawn_policy::wf, reason::fresh_bound};
+  return {s.current, reason::interval};
 }
 
 }  // namespace slaw::policy
