@@ -1,10 +1,26 @@
 // Out-of-line parts of the finish forms (include/slaw/finish.hpp).
 #include "slaw/finish.hpp"
 
+#include "core/runtime_impl.hpp"
+
 #include <stdexcept>
 #include <string>
 
 namespace slaw {
+
+namespace core {
+// The last unit of a finish ended: resume its waiter, or, for a run's root finish, wake the thread
+// blocked in runtime::run.
+std::coroutine_handle<> finish_node::complete() noexcept {
+  if (depth == 0) {
+    external_waiter* ext = external;
+    ext->done.store(1, std::memory_order_release);
+    futex_wake(&ext->done, 1);
+    return std::noop_coroutine();
+  }
+  return waiter;
+}
+}  // namespace core
 
 namespace detail {
 void throw_empty_task(const char* where) {

@@ -22,12 +22,17 @@ namespace slaw::core {
 void futex_wait(std::atomic<std::uint32_t>* addr, std::uint32_t expected, long timeout_ns) noexcept;  // <0: none
 void futex_wake(std::atomic<std::uint32_t>* addr, int n) noexcept;
 
+// Invariant (no lost wake-up): a worker that sleeps without a timeout either saw, in its re-check, every
+// place work could be made visible, or some waker's event increment came after its `event` read, so
+// its futex_wait returns at once. Liveness does not depend on waking (docs/parking.md): it only
+// decides how fast parallelism spreads.
 struct parking_lot {
   alignas(64) std::atomic<std::uint32_t> event{0};
   alignas(64) std::atomic<std::uint32_t> sleepers{0};
   alignas(64) std::atomic<std::uint32_t> searching{0};
   std::atomic<std::uint32_t> idle{0};  // searching + sleeping
 
+  // ---- waker half ----
   void wake_one() noexcept {
     event.fetch_add(1, std::memory_order_seq_cst);
     if (sleepers.load(std::memory_order_seq_cst) > 0) futex_wake(&event, 1);
@@ -35,6 +40,52 @@ struct parking_lot {
   void wake_all() noexcept {
     event.fetch_add(1, std::memory_order_seq_cst);
     futex_wake(&event, 1 << 30);
+  }
+  // Work was exposed at a thief's request or handed over: the requester may have gone to sleep since.
+  void wake_if_nobody_searches() noexcept {
+    if (sleepers.load(std::memory_order_seq_cst) > 0 && searching.load(std::memory_order_seq_cst) == 0) wake_one();
+  }
+
+  // ---- searcher and sleeper half ----
+  // A worker out of its own work starts searching (it counts as idle until it finds some).
+  void start_searching() noexcept {
+    idle.fetch_add(1, std::memory_order_seq_cst);
+    searching.fetch_add(1, std::memory_order_seq_cst);
+  }
+  // It found work. If it was the last searcher it wakes one more, so that while work spreads someone
+  // keeps looking (the cascade).
+  void found_work() noexcept {
+    std::uint32_t before = searching.fetch_sub(1, std::memory_order_seq_cst);
+    idle.fetch_sub(1, std::memory_order_seq_cst);
+    if (before == 1 && sleepers.load(std::memory_order_seq_cst) > 0) wake_one();
+  }
+  // It stops (shutdown).
+  void stop_searching() noexcept {
+    searching.fetch_sub(1, std::memory_order_seq_cst);
+    idle.fetch_sub(1, std::memory_order_seq_cst);
+  }
+  // The sleeper's half of the eventcount: read `event`, register as a sleeper, re-check every place
+  // where visible work could be (`work_visible`, seq_cst reads), and only then wait for `event` to
+  // change. Returns false at once when the re-check found work. Private deque regions are invisible
+  // to the re-check, so while any worker is busy the last searcher sleeps with a timeout (`backoff_ns`,
+  // doubling to 2 ms) and asks again; when every worker is idle all sleep without one.
+  template <class Recheck>
+  bool sleep(Recheck work_visible, unsigned workers, long& backoff_ns) noexcept {
+    std::uint32_t e = event.load(std::memory_order_seq_cst);
+    sleepers.fetch_add(1, std::memory_order_seq_cst);
+    std::uint32_t searchers_left = searching.fetch_sub(1, std::memory_order_seq_cst) - 1;
+    if (work_visible()) {
+      sleepers.fetch_sub(1, std::memory_order_seq_cst);
+      searching.fetch_add(1, std::memory_order_seq_cst);
+      return false;
+    }
+    const bool someone_busy = idle.load(std::memory_order_seq_cst) < workers;
+    const bool timed = searchers_left == 0 && someone_busy;
+    futex_wait(&event, e, timed ? backoff_ns : -1);
+    if (timed) backoff_ns = backoff_ns * 2 < 2'000'000L ? backoff_ns * 2 : 2'000'000L;
+    sleepers.fetch_sub(1, std::memory_order_seq_cst);
+    searching.fetch_add(1, std::memory_order_seq_cst);
+    return true;
   }
 };
 

@@ -12,16 +12,6 @@
 namespace slaw {
 namespace core {
 
-std::coroutine_handle<> finish_node::complete() noexcept {
-  if (depth == 0) {
-    external_waiter* ext = external;
-    ext->done.store(1, std::memory_order_release);
-    futex_wake(&ext->done, 1);
-    return std::noop_coroutine();
-  }
-  return waiter;
-}
-
 runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
   cfg.validate();
   unsigned n = cfg.workers ? cfg.workers : std::max(1u, std::thread::hardware_concurrency());

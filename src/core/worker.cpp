@@ -17,7 +17,6 @@ namespace slaw::core {
 constinit thread_local worker* tls_worker = nullptr;
 
 namespace {
-bool is_noop(std::coroutine_handle<> h) noexcept { return h.address() == std::noop_coroutine().address(); }
 promise_base* as_promise(split_deque::entry e) noexcept { return entry_promise(e); }
 }  // namespace
 
@@ -81,141 +80,7 @@ void worker::publish_tasks() noexcept {
   tasks_lo_ = tasks_published_ - task_step;
 }
 
-// ---------------- quota give-ups (docs/space.md) ----------------
-// The running chain stops at a scheduling point: its innermost work-first child is detached (W1, as
-// for a suspension), `below` and `top` are pushed, and the whole deque is handed to the scheduler,
-// which keeps it ownerless and pops it only at its bottom: every frame of the stopped chain resumes
-// after the entries below it were stolen, and so counted (D1, docs/space.md).
-std::coroutine_handle<> worker::give_up(split_deque::entry below, split_deque::entry top) noexcept {
-  sync_mirrors();
-  detach_bottom();
-  if (below != split_deque::none) pre_.push(below);
-  pre_.push(top);
-  sched_->give_up(*this);
-  c_.quota_giveups.bump();
-  on_exposed();  // wake a sleeper for the work handed over
-  return std::noop_coroutine();
-}
 
-// Fork with the quota spent: "both the parent and the child go on the deque" (digest §2.3). The
-// child becomes a counted (queued) task above its parent's continuation; it pays for its own frame.
-std::coroutine_handle<> worker::give_up_at_spawn(promise_base* parent, promise_base* child) noexcept {
-  c_.spawns_wf.bump();  // a work-first spawn all the same; its child is started elsewhere
-  child->kind = task_kind::queued;
-  child->join->add_unit();
-  child->start_charge = static_cast<std::uint32_t>(alloc_->quota_take_deferred());
-  return give_up(reinterpret_cast<split_deque::entry>(parent) | parent_tag,
-                 reinterpret_cast<split_deque::entry>(child) | start_tag);
-}
-
-std::coroutine_handle<> worker::give_up_at_call(promise_base* callee) noexcept {
-  callee->start_charge = static_cast<std::uint32_t>(alloc_->quota_take_deferred());
-  return give_up(split_deque::none, reinterpret_cast<split_deque::entry>(callee) | start_tag);
-}
-
-std::coroutine_handle<> worker::give_up_here(promise_base* self) noexcept {
-  (void)alloc_->quota_take_deferred();  // a frame made and not yet started: nobody starts it from here
-  return give_up(split_deque::none, reinterpret_cast<split_deque::entry>(self) | parent_tag);
-}
-
-// A spawned task ended and its entry is not the private bottom. Either its entry is the bottom of the
-// shared region (reclaim it and return to the parent), or it was detached: end its unit.
-std::coroutine_handle<> worker::complete_spawned_slow(promise_base* p) noexcept {
-  auto me = reinterpret_cast<split_deque::entry>(p);
-  if (pre_.private_empty()) {
-    split_deque::entry got = split_deque::none;
-    std::uint32_t head_before = pre_.head();
-    switch (pre_.pop_shared(me, got)) {
-      case split_deque::shared_pop::got: {
-        task_ends();
-        if (pre_.head() == head_before) ++base_;  // taken by advancing tail: keep depth = head - base
-        promise_base* par = p->parent;
-        p->self.destroy();
-        return par->self;
-      }
-      case split_deque::shared_pop::stolen:
-      case split_deque::shared_pop::not_mine:
-        break;
-    }
-  }
-  // A thief that took an entry from this deque counts the detached child while it holds the steal
-  // lock. Our entry may have been taken by such a thief, also long ago on this worker while our
-  // chain went on: wait until no thief is inside, so its increment happens-before our decrement.
-  // (Had our chain moved to another worker since, that move itself went through the lock or
-  // through a suspension, which waits here too.)
-  pre_.wait_for_thieves();
-  return complete_queued(p);  // detached: end the unit it was counted as
-}
-
-std::coroutine_handle<> worker::complete_queued(promise_base* p) noexcept {
-  task_ends();
-  sync_mirrors();
-  finish_node* f = p->join;
-  bool root = p->parent == nullptr;
-  p->self.destroy();
-  std::coroutine_handle<> next = f->arrive();
-  if (is_noop(next) && !root) c_.context_switches.bump();
-  return next;
-}
-
-void worker::detach_bottom() noexcept {
-  pre_.wait_for_thieves();  // see complete_spawned_slow: in-flight thief increments come first
-  split_deque::entry e = split_deque::none;
-  if (!pre_.private_empty()) {
-    e = pre_.pop();
-  } else {
-    if (pre_.pop_shared(split_deque::none, e) == split_deque::shared_pop::stolen) {
-      pre_.wait_for_thieves();  // a thief that emptied the deque may still be counting
-      return;
-    }
-  }
-  if (e == split_deque::none) return;
-  // An owned deque holds no start_tag entries: the entry resumes its own frame, or its parent's.
-  pre_.push(reinterpret_cast<split_deque::entry>(detach_entry(e)) | parent_tag);
-}
-
-std::coroutine_handle<> worker::suspend_at_end(finish_node* f, std::coroutine_handle<> h) noexcept {
-  f->waiter = h;
-  sync_mirrors();
-  detach_bottom();  // before the release below: afterwards `h` may run anywhere
-  std::coroutine_handle<> next = f->arrive();
-  if (is_noop(next)) c_.context_switches.bump();
-  return next;
-}
-
-
-// Waiting in place (docs/finish.md). The frame below us on this thread's stack waits for `f`; running
-// a task outside `f` here could make that task wait for this frame (it lies below it on the same
-// stack): a deadlock. Tasks inside `f` only wait for finishes nested in `f`, which never need a frame
-// below the wait. So it runs only tasks inside `f`: own bottom entries inside f; set-aside tasks
-// inside f; steals, where a stolen task outside f is handed to others (work stealing: the set-aside
-// queue; the space-efficient variant: left in its ordered list). No injected roots.
-void worker::wait_in_place(finish_node* f) noexcept {
-  detach_bottom();  // our chain stops here for a while: no untagged entry of it may stay behind (W1)
-  void* anchor = sched_->begin_wait(*this, f);
-  unsigned idle_rounds = 0;
-  while (!f->units_left_only_body()) {
-    promise_base* p = take_own(f);
-    if (!p) p = steal(f);
-    if (p) {
-      idle_rounds = 0;
-      run_strand(p);
-      continue;
-    }
-    // Nothing to run: the scope's tasks run elsewhere. Nobody wakes a waiter in place (its finish
-    // does not complete while the body unit is held), so back off by polling.
-    if (++idle_rounds < 64) {
-      cpu_relax();
-    } else if (idle_rounds < 128) {
-      std::this_thread::yield();
-    } else {
-      long ns = 1000L << std::min(idle_rounds - 128, 10u);  // 1 us .. 1 ms
-      std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
-    }
-  }
-  sched_->end_wait(*this, anchor);
-  begin_strand();
-}
 
 void worker::run_strand(promise_base* p) noexcept {
   begin_strand();
@@ -223,11 +88,7 @@ void worker::run_strand(promise_base* p) noexcept {
   p->self.resume();
 }
 
-void worker::on_exposed() noexcept {
-  parking_lot& park = rt_->park;
-  if (park.sleepers.load(std::memory_order_seq_cst) > 0 && park.searching.load(std::memory_order_seq_cst) == 0)
-    park.wake_one();
-}
+void worker::on_exposed() noexcept { rt_->park.wake_if_nobody_searches(); }
 
 promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
   // Between tasks is when a worker that does not push (it runs queued children) answers thieves.
@@ -309,52 +170,34 @@ std::coroutine_handle<> worker::take_root() noexcept {
 std::coroutine_handle<> worker::find_work(bool& stop) {
   if (promise_base* p = take_own()) return p->self;
   parking_lot& park = rt_->park;
-  const unsigned n = static_cast<unsigned>(rt_->workers.size());
-  park.idle.fetch_add(1, std::memory_order_seq_cst);
-  park.searching.fetch_add(1, std::memory_order_seq_cst);
+  const auto n = static_cast<unsigned>(rt_->workers.size());
+  park.start_searching();
   unsigned rounds = 0;
   long backoff_ns = 50'000;
-  std::coroutine_handle<> h;
   for (;;) {
     if (rt_->stopping.load(std::memory_order_acquire)) {
-      park.searching.fetch_sub(1, std::memory_order_seq_cst);
-      park.idle.fetch_sub(1, std::memory_order_seq_cst);
+      park.stop_searching();
       stop = true;
       return {};
     }
-    if ((h = take_root())) break;
-    if (promise_base* p = steal(nullptr)) {
-      h = p->self;
-      break;
+    std::coroutine_handle<> h = take_root();
+    if (!h)
+      if (promise_base* p = steal(nullptr)) h = p->self;
+    if (h) {
+      park.found_work();
+      return h;
     }
     if (++rounds < rt_->cfg.spin_rounds) {
       for (int i = 0; i < 32; ++i) cpu_relax();
       continue;
     }
-    // Prepare to sleep (see core/parking.hpp).
-    std::uint32_t e = park.event.load(std::memory_order_seq_cst);
-    park.sleepers.fetch_add(1, std::memory_order_seq_cst);
-    std::uint32_t searchers_left = park.searching.fetch_sub(1, std::memory_order_seq_cst) - 1;
-    if (rt_->work_visible() || rt_->stopping.load(std::memory_order_seq_cst)) {
-      park.sleepers.fetch_sub(1, std::memory_order_seq_cst);
-      park.searching.fetch_add(1, std::memory_order_seq_cst);
-      rounds = 0;
-      continue;
-    }
-    bool someone_busy = park.idle.load(std::memory_order_seq_cst) < n;
-    bool timed = searchers_left == 0 && someone_busy;
-    c_.parks.bump();
-    futex_wait(&park.event, e, timed ? backoff_ns : -1);
-    if (timed) backoff_ns = std::min(backoff_ns * 2, 2'000'000L);
-    park.sleepers.fetch_sub(1, std::memory_order_seq_cst);
-    park.searching.fetch_add(1, std::memory_order_seq_cst);
-    c_.wakes.bump();
     rounds = 0;
+    auto visible = [this] { return rt_->work_visible() || rt_->stopping.load(std::memory_order_seq_cst); };
+    if (park.sleep(visible, n, backoff_ns)) {
+      c_.parks.bump();
+      c_.wakes.bump();
+    }
   }
-  std::uint32_t before = park.searching.fetch_sub(1, std::memory_order_seq_cst);
-  park.idle.fetch_sub(1, std::memory_order_seq_cst);
-  if (before == 1 && park.sleepers.load(std::memory_order_seq_cst) > 0) park.wake_one();
-  return h;
 }
 
 void worker::main_loop() {

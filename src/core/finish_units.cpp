@@ -1,0 +1,116 @@
+// The worker's side of the finish protocol (docs/finish.md): ending counted units, detaching a
+// work-first child before a chain stops (W1), suspending at end_finish, and waiting in place.
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "core/runtime_impl.hpp"
+#include "core/scheduler.hpp"
+#include "slaw/core/worker.hpp"
+
+namespace slaw::core {
+
+namespace {
+bool is_noop(std::coroutine_handle<> h) noexcept { return h.address() == std::noop_coroutine().address(); }
+}  // namespace
+
+// A spawned task ended and its entry is not the private bottom. Either its entry is the bottom of the
+// shared region (reclaim it and return to the parent), or it was detached: end its unit.
+std::coroutine_handle<> worker::complete_spawned_slow(promise_base* p) noexcept {
+  auto me = reinterpret_cast<split_deque::entry>(p);
+  if (pre_.private_empty()) {
+    split_deque::entry got = split_deque::none;
+    std::uint32_t head_before = pre_.head();
+    switch (pre_.pop_shared(me, got)) {
+      case split_deque::shared_pop::got: {
+        task_ends();
+        if (pre_.head() == head_before) ++base_;  // taken by advancing tail: keep depth = head - base
+        promise_base* par = p->parent;
+        p->self.destroy();
+        return par->self;
+      }
+      case split_deque::shared_pop::stolen:
+      case split_deque::shared_pop::not_mine:
+        break;
+    }
+  }
+  // A thief that took an entry from this deque counts the detached child while it holds the steal
+  // lock. Our entry may have been taken by such a thief, also long ago on this worker while our
+  // chain went on: wait until no thief is inside, so its increment happens-before our decrement.
+  // (Had our chain moved to another worker since, that move itself went through the lock or
+  // through a suspension, which waits here too.)
+  pre_.wait_for_thieves();
+  return complete_queued(p);  // detached: end the unit it was counted as
+}
+
+std::coroutine_handle<> worker::complete_queued(promise_base* p) noexcept {
+  task_ends();
+  sync_mirrors();
+  finish_node* f = p->join;
+  bool root = p->parent == nullptr;
+  p->self.destroy();
+  std::coroutine_handle<> next = f->arrive();
+  if (is_noop(next) && !root) c_.context_switches.bump();
+  return next;
+}
+
+void worker::detach_bottom() noexcept {
+  pre_.wait_for_thieves();  // see complete_spawned_slow: in-flight thief increments come first
+  split_deque::entry e = split_deque::none;
+  if (!pre_.private_empty()) {
+    e = pre_.pop();
+  } else {
+    if (pre_.pop_shared(split_deque::none, e) == split_deque::shared_pop::stolen) {
+      pre_.wait_for_thieves();  // a thief that emptied the deque may still be counting
+      return;
+    }
+  }
+  if (e == split_deque::none) return;
+  // An owned deque holds no start_tag entries: the entry resumes its own frame, or its parent's.
+  pre_.push(reinterpret_cast<split_deque::entry>(detach_entry(e)) | parent_tag);
+}
+
+std::coroutine_handle<> worker::suspend_at_end(finish_node* f, std::coroutine_handle<> h) noexcept {
+  f->waiter = h;
+  sync_mirrors();
+  detach_bottom();  // before the release below: afterwards `h` may run anywhere
+  std::coroutine_handle<> next = f->arrive();
+  if (is_noop(next)) c_.context_switches.bump();
+  return next;
+}
+
+
+// Waiting in place (docs/finish.md). The frame below us on this thread's stack waits for `f`; running
+// a task outside `f` here could make that task wait for this frame (it lies below it on the same
+// stack): a deadlock. Tasks inside `f` only wait for finishes nested in `f`, which never need a frame
+// below the wait. So it runs only tasks inside `f`: own bottom entries inside f; set-aside tasks
+// inside f; steals, where a stolen task outside f is handed to others (work stealing: the set-aside
+// queue; the space-efficient variant: left in its ordered list). No injected roots.
+void worker::wait_in_place(finish_node* f) noexcept {
+  detach_bottom();  // our chain stops here for a while: no untagged entry of it may stay behind (W1)
+  void* anchor = sched_->begin_wait(*this, f);
+  unsigned idle_rounds = 0;
+  while (!f->units_left_only_body()) {
+    promise_base* p = take_own(f);
+    if (!p) p = steal(f);
+    if (p) {
+      idle_rounds = 0;
+      run_strand(p);
+      continue;
+    }
+    // Nothing to run: the scope's tasks run elsewhere. Nobody wakes a waiter in place (its finish
+    // does not complete while the body unit is held), so back off by polling.
+    if (++idle_rounds < 64) {
+      cpu_relax();
+    } else if (idle_rounds < 128) {
+      std::this_thread::yield();
+    } else {
+      long ns = 1000L << std::min(idle_rounds - 128, 10u);  // 1 us .. 1 ms
+      std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
+    }
+  }
+  sched_->end_wait(*this, anchor);
+  begin_strand();
+}
+
+}  // namespace slaw::core

@@ -1,0 +1,44 @@
+// Quota give-ups at a scheduling point (docs/space.md): the stopped chain and its deque are handed to
+// the scheduler, which asked for them through the allocator's preempt flag.
+#include "core/scheduler.hpp"
+#include "slaw/core/worker.hpp"
+
+namespace slaw::core {
+
+// The running chain stops at a scheduling point: its innermost work-first child is detached (W1, as
+// for a suspension), `below` and `top` are pushed, and the whole deque is handed to the scheduler,
+// which keeps it ownerless and pops it only at its bottom: every frame of the stopped chain resumes
+// after the entries below it were stolen, and so counted (D1, docs/space.md).
+std::coroutine_handle<> worker::give_up(split_deque::entry below, split_deque::entry top) noexcept {
+  sync_mirrors();
+  detach_bottom();
+  if (below != split_deque::none) pre_.push(below);
+  pre_.push(top);
+  sched_->give_up(*this);
+  c_.quota_giveups.bump();
+  on_exposed();  // wake a sleeper for the work handed over
+  return std::noop_coroutine();
+}
+
+// Fork with the quota spent: "both the parent and the child go on the deque" (digest §2.3). The
+// child becomes a counted (queued) task above its parent's continuation; it pays for its own frame.
+std::coroutine_handle<> worker::give_up_at_spawn(promise_base* parent, promise_base* child) noexcept {
+  c_.spawns_wf.bump();  // a work-first spawn all the same; its child is started elsewhere
+  child->kind = task_kind::queued;
+  child->join->add_unit();
+  child->start_charge = static_cast<std::uint32_t>(alloc_->quota_take_deferred());
+  return give_up(reinterpret_cast<split_deque::entry>(parent) | parent_tag,
+                 reinterpret_cast<split_deque::entry>(child) | start_tag);
+}
+
+std::coroutine_handle<> worker::give_up_at_call(promise_base* callee) noexcept {
+  callee->start_charge = static_cast<std::uint32_t>(alloc_->quota_take_deferred());
+  return give_up(split_deque::none, reinterpret_cast<split_deque::entry>(callee) | start_tag);
+}
+
+std::coroutine_handle<> worker::give_up_here(promise_base* self) noexcept {
+  (void)alloc_->quota_take_deferred();  // a frame made and not yet started: nobody starts it from here
+  return give_up(split_deque::none, reinterpret_cast<split_deque::entry>(self) | parent_tag);
+}
+
+}  // namespace slaw::core
