@@ -7,31 +7,11 @@
 
 namespace slaw {
 
+// Each counter is defined in one sentence in docs/counters.md; the list is include/slaw/counters.def.
 struct worker_stats {
-  std::uint64_t spawns_wf = 0, spawns_hf = 0;
-  std::uint64_t steals_preempted = 0, steals_fresh = 0;      // taken by this worker from others
-  std::uint64_t stolen_preempted = 0, stolen_fresh = 0;      // taken from this worker by others
-  std::uint64_t failed_steals = 0;                           // steal attempts that found nothing
-  std::uint64_t context_switches = 0;                        // returns to the scheduler (digest §2.2)
-  std::uint64_t local_takes = 0;                             // own deque entries taken by the scheduler
-  std::uint64_t tasks_run = 0;                               // tasks started or resumed by the scheduler
-  std::uint64_t policy_switches = 0;
-  std::uint64_t max_wf_depth = 0, max_fresh = 0;
-  std::uint64_t parks = 0, wakes = 0;
-  // Memory of this worker's allocator: coroutine frames and user memory (slaw::allocate). Live bytes
-  // (a block freed by another worker is credited to its allocator), peak live bytes and bytes
-  // allocated in total since the last reset.
-  std::int64_t frame_bytes_live = 0, frame_bytes_peak = 0;
-  std::uint64_t frame_bytes_total = 0;
-  std::int64_t user_bytes_live = 0, user_bytes_peak = 0;
-  std::uint64_t user_bytes_total = 0;
-  std::uint64_t frame_chunk_bytes = 0;  // memory the allocator holds from the system
-  std::int64_t fresh_bytes_live = 0;    // frames of queued (help-first, unstarted) tasks
-  std::uint64_t fresh_bytes_peak = 0;
-  // DFDeques: the largest net allocation of one quota period (<= K), bytes allocated beyond the quota
-  // by synchronous slaw::allocate, deques given up, dummy tasks run.
-  std::int64_t quota_max_used = 0;
-  std::uint64_t quota_overrun_bytes = 0, quota_giveups = 0, dummy_tasks = 0;
+#define SLAW_COUNTER(type, name, total, source) type name = 0;
+#include "slaw/counters.def"
+#undef SLAW_COUNTER
   std::string policy;  // the worker's current ADP policy: "wf" or "hf"
   // SLAW_TRACE=policy: the worker's spawn-decision changes as (spawn index, wf depth, "wf"|"hf", reason).
   struct decision_change {

@@ -127,21 +127,17 @@ runtime_stats runtime::stats() const {
   for (const auto& w : impl_->workers) {
     worker_stats ws;
     const auto& c = w->counters();
-    ws.spawns_wf = c.spawns_wf.get();
-    ws.spawns_hf = c.spawns_hf.get();
-    ws.steals_preempted = c.steals_pre.get();
-    ws.steals_fresh = c.steals_fresh.get();
+#define SLAW_COUNTER_event(name) ws.name = c.name.get();
+#define SLAW_COUNTER_derived(name)
+#define SLAW_COUNTER(type, name, total, source) SLAW_COUNTER_##source(name)
+#include "slaw/counters.def"
+#undef SLAW_COUNTER
+#undef SLAW_COUNTER_event
+#undef SLAW_COUNTER_derived
+    // The derived ones.
     ws.stolen_preempted = w->stolen_pre();
     ws.stolen_fresh = w->stolen_fresh();
-    ws.failed_steals = c.failed_steals.get();
-    ws.context_switches = c.context_switches.get();
-    ws.local_takes = c.local_takes.get();
-    ws.tasks_run = c.tasks_run.get();
     ws.policy_switches = w->policy_switches();
-    ws.max_wf_depth = c.max_wf_depth.get();
-    ws.max_fresh = c.max_fresh.get();
-    ws.parks = c.parks.get();
-    ws.wakes = c.wakes.get();
     const auto& fs = w->allocator()->stats();
     const auto& fk = fs.kind[static_cast<unsigned>(core::mem_kind::frame)];
     const auto& uk = fs.kind[static_cast<unsigned>(core::mem_kind::user)];
@@ -153,12 +149,9 @@ runtime_stats runtime::stats() const {
     ws.user_bytes_total = uk.total.load(std::memory_order_relaxed);
     ws.frame_chunk_bytes = fs.chunk_bytes.load(std::memory_order_relaxed);
     ws.fresh_bytes_live = w->fresh_bytes_live();
-    ws.fresh_bytes_peak = c.fresh_bytes_peak.get();
     const auto& q = w->allocator()->quota();
     ws.quota_max_used = q.max_used.load(std::memory_order_relaxed);
     ws.quota_overrun_bytes = q.overrun_bytes.load(std::memory_order_relaxed);
-    ws.quota_giveups = c.quota_giveups.get();
-    ws.dummy_tasks = c.dummy_tasks.get();
     ws.policy = w->current_policy() == policy::spawn_policy::wf ? "wf" : "hf";
     for (const core::policy_event& e : w->policy_trace())
       ws.policy_trace.push_back({e.spawn, e.depth, e.to == policy::spawn_policy::wf, e.reason});

@@ -47,10 +47,13 @@ worker::~worker() {
 }
 
 void worker::reset_counters() noexcept {
-  for (counter* c : {&c_.spawns_wf, &c_.spawns_hf, &c_.steals_pre, &c_.steals_fresh, &c_.failed_steals,
-                     &c_.context_switches, &c_.local_takes, &c_.max_wf_depth, &c_.max_fresh, &c_.parks, &c_.wakes,
-                     &c_.tasks_run, &c_.quota_giveups, &c_.dummy_tasks, &c_.fresh_bytes_peak})
-    c->v.store(0, std::memory_order_relaxed);
+#define SLAW_COUNTER_event(name) c_.name.v.store(0, std::memory_order_relaxed);
+#define SLAW_COUNTER_derived(name)
+#define SLAW_COUNTER(type, name, total, source) SLAW_COUNTER_##source(name)
+#include "slaw/counters.def"
+#undef SLAW_COUNTER
+#undef SLAW_COUNTER_event
+#undef SLAW_COUNTER_derived
   // Thief-written and read by ADP as differences: not zeroed, only re-based.
   at_reset_.stolen_pre.v.store(stolen_pre_.load(std::memory_order_relaxed), std::memory_order_relaxed);
   at_reset_.stolen_fresh.v.store(stolen_fresh_.load(std::memory_order_relaxed), std::memory_order_relaxed);

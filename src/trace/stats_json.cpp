@@ -14,54 +14,25 @@ namespace slaw {
 worker_stats sum_stats(const std::vector<worker_stats>& ws) {
   worker_stats t;
   for (const auto& w : ws) {
-    t.spawns_wf += w.spawns_wf;
-    t.spawns_hf += w.spawns_hf;
-    t.steals_preempted += w.steals_preempted;
-    t.steals_fresh += w.steals_fresh;
-    t.stolen_preempted += w.stolen_preempted;
-    t.stolen_fresh += w.stolen_fresh;
-    t.failed_steals += w.failed_steals;
-    t.context_switches += w.context_switches;
-    t.local_takes += w.local_takes;
-    t.tasks_run += w.tasks_run;
-    t.policy_switches += w.policy_switches;
-    t.max_wf_depth = std::max(t.max_wf_depth, w.max_wf_depth);
-    t.max_fresh = std::max(t.max_fresh, w.max_fresh);
-    t.parks += w.parks;
-    t.wakes += w.wakes;
-    t.frame_bytes_live += w.frame_bytes_live;
-    t.frame_bytes_peak += w.frame_bytes_peak;
-    t.frame_bytes_total += w.frame_bytes_total;
-    t.user_bytes_live += w.user_bytes_live;
-    t.user_bytes_peak += w.user_bytes_peak;
-    t.user_bytes_total += w.user_bytes_total;
-    t.frame_chunk_bytes += w.frame_chunk_bytes;
-    t.fresh_bytes_live += w.fresh_bytes_live;
-    t.fresh_bytes_peak += w.fresh_bytes_peak;
-    t.quota_max_used = std::max(t.quota_max_used, w.quota_max_used);
-    t.quota_overrun_bytes += w.quota_overrun_bytes;
-    t.quota_giveups += w.quota_giveups;
-    t.dummy_tasks += w.dummy_tasks;
+#define SLAW_COMBINE_sum(name) t.name += w.name;
+#define SLAW_COMBINE_max(name) t.name = std::max(t.name, w.name);
+#define SLAW_COUNTER(type, name, total, source) SLAW_COMBINE_##total(name)
+#include "slaw/counters.def"
+#undef SLAW_COUNTER
+#undef SLAW_COMBINE_sum
+#undef SLAW_COMBINE_max
   }
   return t;
 }
 
 namespace {
 void put(std::ostringstream& o, const worker_stats& w, bool with_policy) {
-  o << "{\"spawns_wf\":" << w.spawns_wf << ",\"spawns_hf\":" << w.spawns_hf
-    << ",\"steals_preempted\":" << w.steals_preempted << ",\"steals_fresh\":" << w.steals_fresh
-    << ",\"stolen_preempted\":" << w.stolen_preempted << ",\"stolen_fresh\":" << w.stolen_fresh
-    << ",\"failed_steals\":" << w.failed_steals << ",\"context_switches\":" << w.context_switches
-    << ",\"local_takes\":" << w.local_takes << ",\"tasks_run\":" << w.tasks_run
-    << ",\"policy_switches\":" << w.policy_switches << ",\"max_wf_depth\":" << w.max_wf_depth
-    << ",\"max_fresh\":" << w.max_fresh << ",\"parks\":" << w.parks << ",\"wakes\":" << w.wakes
-    << ",\"frame_bytes_live\":" << w.frame_bytes_live << ",\"frame_bytes_peak\":" << w.frame_bytes_peak
-    << ",\"frame_bytes_total\":" << w.frame_bytes_total << ",\"user_bytes_live\":" << w.user_bytes_live
-    << ",\"user_bytes_peak\":" << w.user_bytes_peak << ",\"user_bytes_total\":" << w.user_bytes_total
-    << ",\"frame_chunk_bytes\":" << w.frame_chunk_bytes << ",\"fresh_bytes_live\":" << w.fresh_bytes_live
-    << ",\"fresh_bytes_peak\":" << w.fresh_bytes_peak << ",\"quota_max_used\":" << w.quota_max_used
-    << ",\"quota_overrun_bytes\":" << w.quota_overrun_bytes << ",\"quota_giveups\":" << w.quota_giveups
-    << ",\"dummy_tasks\":" << w.dummy_tasks;
+  const char* sep = "{";
+#define SLAW_COUNTER(type, name, total, source) \
+  o << sep << "\"" #name "\":" << w.name;       \
+  sep = ",";
+#include "slaw/counters.def"
+#undef SLAW_COUNTER
   if (with_policy) o << ",\"policy\":\"" << w.policy << "\"";
   if (!w.policy_trace.empty()) {
     o << ",\"policy_trace\":[";

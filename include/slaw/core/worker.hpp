@@ -83,9 +83,15 @@ struct policy_event {
                 // 'u' back to the interval's policy after a forced choice
 };
 
+// The worker's own event counters (the `event` lines of include/slaw/counters.def).
 struct worker_counters {
-  counter spawns_wf, spawns_hf, steals_pre, steals_fresh, failed_steals, context_switches, local_takes,
-      max_wf_depth, max_fresh, parks, wakes, tasks_run, quota_giveups, dummy_tasks, fresh_bytes_peak;
+#define SLAW_COUNTER_event(name) counter name;
+#define SLAW_COUNTER_derived(name)
+#define SLAW_COUNTER(type, name, total, source) SLAW_COUNTER_##source(name)
+#include "slaw/counters.def"
+#undef SLAW_COUNTER
+#undef SLAW_COUNTER_event
+#undef SLAW_COUNTER_derived
 };
 
 // Tasks spawned and not finished, process-wide, published in steps like the memory gauge: a worker
@@ -186,7 +192,7 @@ class worker {
   // The preempted deque itself, for a variant that moves whole deques (give-ups, ordered lists).
   split_deque& preempted_deque() noexcept { return pre_; }
   // This worker (the thief) stole a task of the given kind.
-  void count_steal(bool preempted) noexcept { (preempted ? c_.steals_pre : c_.steals_fresh).bump(); }
+  void count_steal(bool preempted) noexcept { (preempted ? c_.steals_preempted : c_.steals_fresh).bump(); }
   // Where one continuation was stolen the next is likely wanted too (a flat work-first loop migrates
   // this way): publish this worker's next push at once instead of waiting for a request.
   void publish_next_push() noexcept { pre_.request_split(); }
