@@ -62,18 +62,13 @@ void worker::reset_counters() noexcept {
   trace_.clear();
 }
 
-void worker::decision_changed(policy::spawn_policy d, std::int32_t depth) noexcept {
-  last_decision_ = d;
-  char reason = 'i';  // the interval heuristic changed adp_.current
-  if (mode_ != policy::mode::dyn) reason = 'c';
-  else if (depth >= static_cast<std::int64_t>(adp_params_.S)) reason = 's';
-  else if (d == policy::spawn_policy::wf && adp_.current == policy::spawn_policy::hf) reason = 'f';
-  else if (d != adp_.current) reason = 'c';
-  else if (last_reason_ == 's' || last_reason_ == 'f' || last_reason_ == 'c') reason = 'u';  // a forced choice ended
-  last_reason_ = reason;
+void worker::decision_changed(policy::decision d, std::int32_t depth) noexcept {
+  last_decision_ = d.policy;
+  last_reason_ = policy::change_reason(last_reason_, d.why);
   if (trace_limit_ == 0) return;
   std::lock_guard<std::mutex> g(trace_mutex_);
-  if (trace_.size() < trace_limit_) trace_.push_back(policy_event{c_.spawns_wf.get() + c_.spawns_hf.get(), depth, d, reason});
+  if (trace_.size() < trace_limit_)
+    trace_.push_back(policy_event{c_.spawns_wf.get() + c_.spawns_hf.get(), depth, d.policy, policy::reason_code(last_reason_)});
 }
 
 void worker::publish_tasks() noexcept {

@@ -108,13 +108,13 @@ class worker {
   // ---------------- spawn fast path ----------------
   [[gnu::always_inline]] policy::spawn_policy choose(policy::schedule clause) noexcept {
     const auto depth = static_cast<std::int32_t>(pre_.head() - base_);
-    policy::spawn_policy d = policy::decide(
+    policy::decision d = policy::decide(
         adp_params_, adp_, mode_, clause, depth, fresh_.size_estimate(), [this] { return fresh_.refresh_size(); },
         [this] {
           return stolen_pre_.load(std::memory_order_relaxed) + stolen_fresh_.load(std::memory_order_relaxed);
         });
-    if (d != last_decision_) [[unlikely]] decision_changed(d, depth);
-    return d;
+    if (d.policy != last_decision_) [[unlikely]] decision_changed(d, depth);
+    return d.policy;
   }
   [[gnu::always_inline]] void push_preempted(promise_base* child) noexcept {
     if (pre_.push(reinterpret_cast<std::uintptr_t>(child))) [[unlikely]] on_exposed();
@@ -235,7 +235,7 @@ class worker {
     return h->block_size;
   }
   void publish_tasks() noexcept;
-  void decision_changed(policy::spawn_policy d, std::int32_t depth) noexcept;
+  void decision_changed(policy::decision d, std::int32_t depth) noexcept;
   std::coroutine_handle<> give_up(split_deque::entry below, split_deque::entry top) noexcept;
   std::coroutine_handle<> complete_spawned_slow(promise_base* p) noexcept;
   // Routine 1, step 1: own tasks, deepest in the sync tree first. A worker waiting in place for
@@ -258,7 +258,7 @@ class worker {
   policy::adp_state adp_;
   frame_allocator* alloc_;
   policy::spawn_policy last_decision_ = policy::spawn_policy::hf;
-  char last_reason_ = 'i';
+  policy::reason last_reason_ = policy::reason::interval;
   std::int64_t tasks_local_ = 0, tasks_published_ = 0, tasks_hi_ = task_step, tasks_lo_ = -task_step;
   std::int64_t fresh_bytes_in_ = 0, fresh_bytes_out_ = 0;
   std::size_t trace_limit_;  // 0: no policy trace
