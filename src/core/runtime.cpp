@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "core/runtime_impl.hpp"
+#include "trace/policy_trace.hpp"
 #include "slaw/finish.hpp"
 
 namespace slaw {
@@ -20,10 +21,11 @@ runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
   sched = make_scheduler(cfg, *this);
   config worker_cfg = cfg;
   sched->configure_workers(worker_cfg);
+  const worker_settings settings{worker_cfg.policy, worker_cfg.adp, worker_cfg.policy_trace};
   try {
     workers.reserve(n);
     for (unsigned i = 0; i < n; ++i) {
-      workers.push_back(std::make_unique<worker>(this, sched.get(), i, worker_cfg));
+      workers.push_back(std::make_unique<worker>(this, sched.get(), i, settings));
       sched->attach(*workers.back());
     }
     threads_.reserve(n);
@@ -153,8 +155,7 @@ runtime_stats runtime::stats() const {
     ws.quota_max_used = q.max_used.load(std::memory_order_relaxed);
     ws.quota_overrun_bytes = q.overrun_bytes.load(std::memory_order_relaxed);
     ws.policy = w->current_policy() == policy::spawn_policy::wf ? "wf" : "hf";
-    for (const core::policy_event& e : w->policy_trace())
-      ws.policy_trace.push_back({e.spawn, e.depth, e.to == policy::spawn_policy::wf, e.reason});
+    if (w->trace()) ws.policy_trace = w->trace()->copy();
     s.workers.push_back(ws);
   }
   s.total = sum_stats(s.workers);

@@ -11,6 +11,7 @@
 
 #include "core/runtime_impl.hpp"
 #include "core/scheduler.hpp"
+#include "trace/policy_trace.hpp"
 
 namespace slaw::core {
 
@@ -25,11 +26,11 @@ memory_gauge& process_task_gauge() noexcept {
   return g;
 }
 
-worker::worker(runtime_impl* rt, scheduler* sched, unsigned index, const config& cfg)
-    : mode_(cfg.policy),
-      adp_params_(cfg.adp),
+worker::worker(runtime_impl* rt, scheduler* sched, unsigned index, const worker_settings& settings)
+    : mode_(settings.mode),
+      adp_params_(settings.adp),
       alloc_(frame_allocator::acquire()),
-      trace_limit_(cfg.policy_trace),
+      trace_(settings.trace_limit ? std::make_unique<policy_trace>(settings.trace_limit) : nullptr),
       rt_(rt),
       sched_(sched),
       index_(index),
@@ -58,17 +59,15 @@ void worker::reset_counters() noexcept {
   at_reset_.stolen_pre.v.store(stolen_pre_.load(std::memory_order_relaxed), std::memory_order_relaxed);
   at_reset_.stolen_fresh.v.store(stolen_fresh_.load(std::memory_order_relaxed), std::memory_order_relaxed);
   at_reset_.switches.v.store(adp_switches_.load(std::memory_order_relaxed), std::memory_order_relaxed);
-  std::lock_guard<std::mutex> g(trace_mutex_);
-  trace_.clear();
+  if (trace_) trace_->clear();
 }
 
 void worker::decision_changed(policy::decision d, std::int32_t depth) noexcept {
   last_decision_ = d.policy;
   last_reason_ = policy::change_reason(last_reason_, d.why);
-  if (trace_limit_ == 0) return;
-  std::lock_guard<std::mutex> g(trace_mutex_);
-  if (trace_.size() < trace_limit_)
-    trace_.push_back(policy_event{c_.spawns_wf.get() + c_.spawns_hf.get(), depth, d.policy, policy::reason_code(last_reason_)});
+  if (trace_)
+    trace_->record({c_.spawns_wf.get() + c_.spawns_hf.get(), depth, d.policy == policy::spawn_policy::wf,
+                    policy::reason_code(last_reason_)});
 }
 
 void worker::publish_tasks() noexcept {

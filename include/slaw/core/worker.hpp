@@ -15,10 +15,8 @@
 #include <atomic>
 #include <coroutine>
 #include <cstdint>
-#include <mutex>
-#include <vector>
+#include <memory>
 
-#include "slaw/config.hpp"
 #include "slaw/core/finish_node.hpp"
 #include "slaw/core/frame_allocator.hpp"
 #include "slaw/core/split_deque.hpp"
@@ -28,6 +26,14 @@ namespace slaw::core {
 
 class runtime_impl;
 class scheduler;
+class policy_trace;
+
+// What a worker runs with: the runtime's settings as adjusted by its scheduler.
+struct worker_settings {
+  policy::mode mode;
+  policy::adp_params adp;
+  std::size_t trace_limit;  // SLAW_TRACE=policy: decision changes recorded per worker; 0: none
+};
 
 // called: sequential call; spawned: work-first child (may own a preempted entry); queued: help-first
 // child or root task (counted in its finish when spawned, never has an entry); body: a finish's body.
@@ -73,15 +79,6 @@ struct counter {
   std::uint64_t get() const noexcept { return v.load(std::memory_order_relaxed); }
 };
 
-// One change of a worker's spawn decision (SLAW_TRACE=policy): at which of its spawns, at what
-// work-first depth, to which policy, and why (interval heuristic, stack bound S, fresh bound F, clause).
-struct policy_event {
-  std::uint64_t spawn;
-  std::int32_t depth;
-  policy::spawn_policy to;
-  char reason;  // 'i' interval heuristic, 's' stack bound S, 'f' fresh bound F, 'c' clause or fixed mode,
-                // 'u' back to the interval's policy after a forced choice
-};
 
 // The worker's own event counters (the `event` lines of include/slaw/counters.def).
 struct worker_counters {
@@ -101,8 +98,7 @@ memory_gauge& process_task_gauge() noexcept;
 
 class worker {
  public:
-  // `cfg` as adjusted by the scheduler (scheduler::configure_workers).
-  worker(runtime_impl* rt, scheduler* sched, unsigned index, const config& cfg);
+  worker(runtime_impl* rt, scheduler* sched, unsigned index, const worker_settings& settings);
   ~worker();
 
   // ---------------- spawn fast path ----------------
@@ -224,10 +220,7 @@ class worker {
   frame_allocator* allocator() const noexcept { return alloc_; }
   void reset_counters() noexcept;
   // A copy of the recorded decision changes.
-  std::vector<policy_event> policy_trace() const {
-    std::lock_guard<std::mutex> g(trace_mutex_);
-    return trace_;
-  }
+  const policy_trace* trace() const noexcept { return trace_.get(); }  // null: not traced
 
  private:
   static std::int64_t frame_bytes(const promise_base* p) noexcept {
@@ -261,9 +254,7 @@ class worker {
   policy::reason last_reason_ = policy::reason::interval;
   std::int64_t tasks_local_ = 0, tasks_published_ = 0, tasks_hi_ = task_step, tasks_lo_ = -task_step;
   std::int64_t fresh_bytes_in_ = 0, fresh_bytes_out_ = 0;
-  std::size_t trace_limit_;  // 0: no policy trace
-  mutable std::mutex trace_mutex_;  // taken only to record a change (rare) and to copy the trace
-  std::vector<policy_event> trace_;
+  std::unique_ptr<policy_trace> trace_;
   runtime_impl* rt_;
   scheduler* sched_;
   unsigned index_;
