@@ -49,7 +49,7 @@ struct spawn_awaiter {
     child->join = f;
     child->cur = f;
     child->parent = parent;
-    SLAW_ORDER_NOTE_CHILD(parent, child);
+    SLAW_SERIAL_ORDER_NOTE_CHILD(parent, child);
     w->task_begins();
     if (w->choose(clause) == policy::spawn_policy::hf) {
       child->kind = core::task_kind::queued;
@@ -64,7 +64,7 @@ struct spawn_awaiter {
     // touch nothing of it afterwards.
     promise<T>* c = child;
     core::worker* w = core::tls_worker;
-    if (w->preempt_pending()) [[unlikely]] return w->give_up_at_spawn(parent, c);  // DFDeques quota spent
+    if (w->preempt_pending()) [[unlikely]] return w->give_up_at_spawn(parent, c);  // a memory quota is spent
     std::coroutine_handle<> run = c->self;
     w->push_preempted(c);
     return run;

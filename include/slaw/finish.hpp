@@ -114,10 +114,7 @@ struct finish_awaiter {
     b.join = &node;
     b.cur = &node;
     b.out = nullptr;
-    SLAW_ORDER_NOTE_CHILD(frame, &b);
-    if (core::tls_allocator->quota_preempt_pending()) [[unlikely]]  // DFDeques quota spent
-      return core::tls_worker->give_up_at_call(&b);
-    return h;
+    return start_call(frame, b);
   }
   void await_resume() {
     std::exception_ptr* body_exc = h.promise().exc;

@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "slaw/core/order_labels.hpp"
+#include "slaw/core/serial_order.hpp"
 #include "slaw/core/worker.hpp"
 
 namespace slaw {
@@ -68,7 +68,7 @@ struct promise : core::promise_base, promise_storage<T> {
     this->self = std::coroutine_handle<promise>::from_promise(*this);
     this->exc = nullptr;
   }
-  ~promise() { SLAW_ORDER_FORGET(this); }
+  ~promise() { SLAW_SERIAL_ORDER_FORGET(this); }
 
   static void* operator new(std::size_t n) { return core::frame_alloc(n); }
   static void operator delete(void* p, std::size_t n) noexcept { core::frame_free(p, n); }
@@ -100,6 +100,14 @@ std::coroutine_handle<> final_awaiter<T>::await_suspend(std::coroutine_handle<pr
   return end_body(p);
 }
 
+// Starts `callee`, set up as a sequential call or a finish body of `caller`: transfers to it, unless the
+// scheduler stopped this chain (a memory quota is spent, docs/space.md), which hands the call over.
+inline std::coroutine_handle<> start_call(core::promise_base* caller, core::promise_base& callee) noexcept {
+  SLAW_SERIAL_ORDER_NOTE_CHILD(caller, &callee);
+  if (core::tls_allocator->quota_preempt_pending()) [[unlikely]] return core::tls_worker->give_up_at_call(&callee);
+  return callee.self;
+}
+
 // Sequential call: the callee shares the caller's unit and its innermost finish.
 template <class T>
 struct call_awaiter {
@@ -113,10 +121,7 @@ struct call_awaiter {
     c.parent = caller;
     c.cur = caller->cur;
     c.out = nullptr;
-    SLAW_ORDER_NOTE_CHILD(caller, &c);
-    if (core::tls_allocator->quota_preempt_pending()) [[unlikely]]  // DFDeques quota spent
-      return core::tls_worker->give_up_at_call(&c);
-    return callee;
+    return start_call(caller, c);
   }
   T await_resume() {
     struct destroy_guard {

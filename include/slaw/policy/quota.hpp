@@ -48,7 +48,7 @@ class quota {
   std::int64_t k() const noexcept { return k_; }
   // Net bytes this period: what was allocated, less frees, less deferred frames, plus charges.
   std::int64_t used(std::int64_t live) const noexcept { return live - base_ - deferred_; }
-  // Whether `bytes` more fit in this period (always, without a quota). Written so as not to overflow.
+  // Whether `bytes` >= 0 more fit in this period (always, without a quota); cannot overflow.
   bool fits(std::int64_t bytes, std::int64_t live) const noexcept { return !enabled_ || used(live) <= k_ - bytes; }
   // The quota is spent: give up the deque at the next scheduling point (a spawn, a call, a finish body).
   bool preempt_pending() const noexcept { return preempt_; }

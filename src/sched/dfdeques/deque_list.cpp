@@ -3,7 +3,7 @@
 #include <cassert>
 
 #include "slaw/core/finish_node.hpp"
-#include "slaw/core/order_labels.hpp"
+#include "slaw/core/serial_order.hpp"
 #include "slaw/core/worker.hpp"
 
 namespace slaw::core {

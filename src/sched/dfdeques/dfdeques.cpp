@@ -3,17 +3,17 @@
 #include <limits>
 
 #include "slaw/config.hpp"
-#include "slaw/core/order_labels.hpp"
+#include "slaw/core/serial_order.hpp"
 #include "slaw/core/worker.hpp"
 #include "slaw/stats.hpp"
 
 namespace slaw::core {
 
 dfdeques::dfdeques(unsigned workers, std::size_t quota) : list_(workers), quota_(quota) {
-  order_labels_active.fetch_add(1, std::memory_order_relaxed);  // debug builds label frames (Lemma 3.1)
+  serial_order_active.fetch_add(1, std::memory_order_relaxed);  // debug builds label frames (Lemma 3.1)
 }
 
-dfdeques::~dfdeques() { order_labels_active.fetch_sub(1, std::memory_order_relaxed); }
+dfdeques::~dfdeques() { serial_order_active.fetch_sub(1, std::memory_order_relaxed); }
 
 // Work-first by definition (Fig. 5: a fork pushes the parent and runs the child); the space bound
 // comes from the quota, so ADP's stack condition is off.

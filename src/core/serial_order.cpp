@@ -1,4 +1,4 @@
-#include "slaw/core/order_labels.hpp"
+#include "slaw/core/serial_order.hpp"
 
 #include <mutex>
 #include <unordered_map>
@@ -7,7 +7,7 @@
 
 namespace slaw::core {
 
-std::atomic<int> order_labels_active{0};
+std::atomic<int> serial_order_active{0};
 
 namespace {
 struct node {

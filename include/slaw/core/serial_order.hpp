@@ -1,11 +1,12 @@
-// Debug builds: 1DF (serial depth-first) labels of frames, for checking DFDeques' ordering invariant
-// (Lemma 3.1, digest space_efficient.md §2.5) by assertions. docs/space.md §3.
+// Debug builds: the serial depth-first (1DF) position of every frame, so that a scheduler which
+// promises an order can assert it (the space-efficient scheduler checks its Lemma 3.1: Narlikar,
+// SPAA 1999, §3; docs/space.md §3).
 //
 // A frame's label is the path of step numbers from its root: the child (spawned, called, or a finish
 // body) started at its parent's step s gets label(parent) ++ [s], and the parent's continuation after
 // that step is label(parent) ++ [s + 1]; steps advance by 2. Lexicographic order of labels (a prefix
-// first) is the 1DF order, i.e. decreasing priority. Labels are kept only while a DFDeques runtime
-// exists; the hooks compile to nothing under NDEBUG.
+// first) is the 1DF order, i.e. decreasing priority. Labels are kept only while some scheduler asks for
+// them (`serial_order_active`); the hooks compile to nothing under NDEBUG.
 #pragma once
 
 #include <atomic>
@@ -17,7 +18,7 @@ namespace slaw::core {
 
 struct promise_base;
 
-extern std::atomic<int> order_labels_active;  // number of DFDeques runtimes alive
+extern std::atomic<int> serial_order_active;  // number of live schedulers that check the order
 
 void order_note_root(const promise_base* root) noexcept;
 void order_note_child(const promise_base* parent, const promise_base* child) noexcept;
@@ -26,19 +27,19 @@ void order_forget(const promise_base* p) noexcept;
 std::optional<std::vector<std::uint32_t>> order_label_of_entry(std::uintptr_t e);
 
 #ifndef NDEBUG
-#define SLAW_ORDER_NOTE_CHILD(parent, child)                                                   \
+#define SLAW_SERIAL_ORDER_NOTE_CHILD(parent, child)                                                   \
   do {                                                                                         \
-    if (::slaw::core::order_labels_active.load(std::memory_order_relaxed)) [[unlikely]]        \
+    if (::slaw::core::serial_order_active.load(std::memory_order_relaxed)) [[unlikely]]        \
       ::slaw::core::order_note_child(parent, child);                                           \
   } while (0)
-#define SLAW_ORDER_FORGET(p)                                                                   \
+#define SLAW_SERIAL_ORDER_FORGET(p)                                                                   \
   do {                                                                                         \
-    if (::slaw::core::order_labels_active.load(std::memory_order_relaxed)) [[unlikely]]        \
+    if (::slaw::core::serial_order_active.load(std::memory_order_relaxed)) [[unlikely]]        \
       ::slaw::core::order_forget(p);                                                           \
   } while (0)
 #else
-#define SLAW_ORDER_NOTE_CHILD(parent, child) ((void)0)
-#define SLAW_ORDER_FORGET(p) ((void)0)
+#define SLAW_SERIAL_ORDER_NOTE_CHILD(parent, child) ((void)0)
+#define SLAW_SERIAL_ORDER_FORGET(p) ((void)0)
 #endif
 
 }  // namespace slaw::core
