@@ -72,7 +72,7 @@ int run_configuration(const options& o) {
     std::fprintf(stderr, "slaw-bench: --child needs exactly one --bench, --variant and --workers\n");
     return 2;
   }
-  const std::string& v = o.variants[0];
+  const variant& v = *o.variants[0];
   const unsigned w = o.workers[0];
 
   std::unique_ptr<instance> inst;
@@ -86,7 +86,7 @@ int run_configuration(const options& o) {
     return 2;
   }
   const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if ((v == "tbb" && !inst->has_tbb()) || (v == "omp" && !inst->has_omp())) {
+  if ((v.kind == variant_kind::tbb && !inst->has_tbb()) || (v.kind == variant_kind::omp && !inst->has_omp())) {
     link.send("skip");
     return 0;
   }
@@ -96,32 +96,34 @@ int run_configuration(const options& o) {
   std::unique_ptr<slaw::runtime> rt;
   std::unique_ptr<tbb::global_control> tbb_limit;
   std::unique_ptr<tbb::task_arena> arena;
-  if (v.rfind("slaw-", 0) == 0) {
-    slaw::config c;
-    try {
-      c = slaw::config::from_env();  // SLAW_S, SLAW_F, SLAW_INT, SLAW_K, ...
-    } catch (const slaw::config_error& e) {
-      std::fprintf(stderr, "slaw-bench: %s\n", e.what());
-      return 2;
+  switch (v.kind) {
+    case variant_kind::serial: break;
+    case variant_kind::slaw: {
+      slaw::config c;
+      try {
+        c = v.slaw_config(w);
+      } catch (const slaw::config_error& e) {
+        std::fprintf(stderr, "slaw-bench: %s\n", e.what());
+        return 2;
+      }
+      rt = std::make_unique<slaw::runtime>(c);
+      break;
     }
-    c.workers = w;
-    c.policy = v == "slaw-wf" ? slaw::policy::mode::wf : v == "slaw-hf" ? slaw::policy::mode::hf : slaw::policy::mode::dyn;
-    // slaw-dfd: the DFDeques(K) scheduler, K from SLAW_K (default 50000); the others work stealing.
-    c.scheduler = v == "slaw-dfd" ? slaw::scheduler_kind::dfdeques : slaw::scheduler_kind::ws;
-    rt = std::make_unique<slaw::runtime>(c);
-  } else if (v == "tbb") {
-    tbb_limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, w);
-    arena = std::make_unique<tbb::task_arena>(static_cast<int>(w));
-    arena->execute([&] {
-      tbb::task_group g;
-      for (unsigned i = 0; i < 4 * w; ++i) g.run([] {});
-      g.wait();
-    });
-  } else if (v == "omp") {
-    omp_set_num_threads(static_cast<int>(w));
+    case variant_kind::tbb:
+      tbb_limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, w);
+      arena = std::make_unique<tbb::task_arena>(static_cast<int>(w));
+      arena->execute([&] {
+        tbb::task_group g;
+        for (unsigned i = 0; i < 4 * w; ++i) g.run([] {});
+        g.wait();
+      });
+      break;
+    case variant_kind::omp:
+      omp_set_num_threads(static_cast<int>(w));
 #pragma omp parallel
-    {
-    }
+      {
+      }
+      break;
   }
 
   char ready[64];
@@ -139,10 +141,12 @@ int run_configuration(const options& o) {
     reset_peak_rss();
     try {
       auto start = std::chrono::steady_clock::now();
-      if (v == "serial") inst->run_serial();
-      else if (v == "tbb") arena->execute([&] { inst->run_tbb(w); });
-      else if (v == "omp") inst->run_omp(w);
-      else inst->run_slaw(*rt);
+      switch (v.kind) {
+        case variant_kind::serial: inst->run_serial(); break;
+        case variant_kind::slaw: inst->run_slaw(*rt); break;
+        case variant_kind::tbb: arena->execute([&] { inst->run_tbb(w); }); break;
+        case variant_kind::omp: inst->run_omp(w); break;
+      }
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       r.peak_rss_kb = peak_rss_kb();
       outcome out = inst->check();

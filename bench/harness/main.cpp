@@ -153,9 +153,10 @@ struct configuration {
 };
 
 // The child's argument list for one configuration.
-std::vector<std::string> child_args(const slawbench::options& opt, const std::string& bench, const std::string& v,
-                                    unsigned w) {
-  std::vector<std::string> a = {"--bench", bench, "--size", opt.size, "--variant", v, "--workers", std::to_string(w)};
+std::vector<std::string> child_args(const slawbench::options& opt, const std::string& bench,
+                                    const slawbench::variant& v, unsigned w) {
+  std::vector<std::string> a = {"--bench", bench, "--size", opt.size, "--variant", std::string(v.name),
+                                "--workers", std::to_string(w)};
   for (const auto& [k, val] : opt.args) {
     a.push_back("--arg");
     a.push_back(k + "=" + val);
@@ -185,7 +186,7 @@ int main(int argc, char** argv) {
   try {
     opt = slawbench::parse_options(argc, argv);
   } catch (const bench_error& e) {
-    std::fprintf(stderr, "slaw-bench: %s\n%s", e.what(), slawbench::usage);
+    std::fprintf(stderr, "slaw-bench: %s\n%s", e.what(), slawbench::usage().c_str());
     return 2;
   }
   if (opt.is_child()) return slawbench::run_configuration(opt);
@@ -219,16 +220,16 @@ int main(int argc, char** argv) {
   for (const auto* b : chosen) {
     for (unsigned w : opt.workers) {
       std::vector<configuration> cs;
-      for (const auto& v : opt.variants) {
-        if (v == "serial" && w != opt.workers.front()) continue;  // once is enough
+      for (const slawbench::variant* v : opt.variants) {
+        if (v->single_worker() && w != opt.workers.front()) continue;  // once is enough
         configuration c;
-        c.variant = v;
+        c.variant = std::string(v->name);
         c.rec.bench = b->name;
         c.rec.params = params.at(b->name).all();
-        c.rec.variant = v;
-        c.rec.workers = v == "serial" ? 1 : w;
+        c.rec.variant = std::string(v->name);
+        c.rec.workers = v->single_worker() ? 1 : w;
         try {
-          c.proc = std::make_unique<slawbench::child_process>(child_args(opt, b->name, v, v == "serial" ? 1 : w));
+          c.proc = std::make_unique<slawbench::child_process>(child_args(opt, b->name, *v, c.rec.workers));
         } catch (const std::exception& e) {
           std::fprintf(stderr, "slaw-bench: %s\n", e.what());
           return 2;

@@ -9,16 +9,11 @@
 
 namespace slawbench {
 
-const char* const usage =
-    "usage: slaw-bench [--list] [--bench NAME[,NAME...]] [--size test|default|large] [--arg KEY=VALUE]...\n"
-    "                  [--variant serial,slaw-wf,slaw-hf,slaw-dyn,slaw-dfd,tbb,omp] [--workers N[,N...]] [--reps N]\n"
-    "                  [--json FILE] [--quiet]\n";
-
 namespace {
 
-std::string joined(const std::vector<std::string>& xs) {
+std::string joined(const std::vector<std::string>& xs, const char* sep = ", ") {
   std::string s;
-  for (const auto& x : xs) s += (s.empty() ? "" : ", ") + x;
+  for (const auto& x : xs) s += (s.empty() ? "" : sep) + x;
   return s;
 }
 
@@ -90,6 +85,14 @@ std::vector<unsigned> parse_workers(const std::string& value) {
 
 }  // namespace
 
+std::string usage() {
+  return "usage: slaw-bench [--list] [--bench NAME[,NAME...]] [--size test|default|large] [--arg KEY=VALUE]...\n"
+         "                  [--variant " +
+         joined(variant_names(), ",") +
+         "] [--workers N[,N...]] [--reps N]\n"
+         "                  [--json FILE] [--quiet]\n";
+}
+
 options parse_options(int argc, char** argv) {
   options o;
   auto value = [&](int& i) -> std::string {
@@ -114,7 +117,9 @@ options parse_options(int argc, char** argv) {
       if (eq == std::string::npos || eq == 0) throw bench_error("--arg '" + kv + "': expected KEY=VALUE");
       o.args[kv.substr(0, eq)] = kv.substr(eq + 1);
     } else if (a == "--variant") {
-      o.variants = parse_names("--variant", value(i), all_variants, "variant");
+      o.variants.clear();
+      for (const auto& name : parse_names("--variant", value(i), variant_names(), "variant"))
+        o.variants.push_back(find_variant(name));
     } else if (a == "--workers") {
       o.workers = parse_workers(value(i));
     } else if (a == "--reps") {
@@ -129,7 +134,7 @@ options parse_options(int argc, char** argv) {
       o.child_in = static_cast<int>(parse_uint("--child", v.substr(0, comma), 0, 65535));
       o.child_out = static_cast<int>(parse_uint("--child", v.substr(comma + 1), 0, 65535));
     } else if (a == "--help" || a == "-h") {
-      std::fputs(usage, stdout);
+      std::fputs(usage().c_str(), stdout);
       std::exit(0);
     } else {
       throw bench_error("unknown argument '" + a + "'");

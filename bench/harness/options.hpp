@@ -8,16 +8,15 @@
 #include <string>
 #include <vector>
 
-namespace slawbench {
+#include "harness/variants.hpp"
 
-inline const std::vector<std::string> all_variants = {"serial", "slaw-wf", "slaw-hf", "slaw-dyn",
-                                                      "slaw-dfd", "tbb",     "omp"};
+namespace slawbench {
 
 struct options {
   std::vector<std::string> benches;  // empty: all
   std::string size = "default";
   std::map<std::string, std::string> args;
-  std::vector<std::string> variants = all_variants;
+  std::vector<const variant*> variants = all_variants();  // rows of variant_table
   std::vector<unsigned> workers = {1, 2};
   int reps = 5;
   std::string json;
@@ -29,7 +28,7 @@ struct options {
   bool is_child() const { return child_in >= 0; }
 };
 
-extern const char* const usage;
+std::string usage();
 
 // Throws bench_error for a bad argument.
 options parse_options(int argc, char** argv);
