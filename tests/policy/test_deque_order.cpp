@@ -265,7 +265,7 @@ TEST(DequeOrder, WithoutGiveUpsAtMostPDeques) {
   }
 }
 
-// ---- the runtime's deque_list (src/core/dfdeques.cpp), transcribed over a vector, as the reference ----
+// ---- the runtime's deque_list (src/sched/dfdeques/deque_list.cpp), transcribed over a vector: the reference ----
 
 namespace {
 

@@ -19,8 +19,8 @@ std::vector<std::size_t> victims(std::size_t thief, std::size_t workers, std::ui
   return v;
 }
 
-// The loop of worker::steal_task (src/core/worker.cpp) as it was written before the policy layer.
-std::vector<std::size_t> steal_task_loop(std::size_t self, std::size_t n, std::uint64_t random, std::size_t max_probes) {
+// The loop of work_stealing::probe (src/sched/work_stealing.cpp) as it was written before the policy layer.
+std::vector<std::size_t> probe_loop(std::size_t self, std::size_t n, std::uint64_t random, std::size_t max_probes) {
   std::vector<std::size_t> v;
   if (n <= 1) return v;
   const std::size_t start = random % n;
@@ -102,7 +102,7 @@ TEST(VictimOrder, SameAsTheStealLoopOfTheRuntime) {
     std::size_t max_probes = rng() % 20;
     std::uint64_t r = rng();
     if (n <= 1) continue;  // the runtime returns before drawing a random number
-    ASSERT_EQ(victims(me, n, r, max_probes), steal_task_loop(me, n, r, max_probes)) << n << " " << me;
+    ASSERT_EQ(victims(me, n, r, max_probes), probe_loop(me, n, r, max_probes)) << n << " " << me;
   }
 }
 
