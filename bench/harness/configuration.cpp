@@ -78,9 +78,7 @@ int run_configuration(const options& o) {
   std::unique_ptr<instance> inst;
   auto t0 = std::chrono::steady_clock::now();
   try {
-    params p(o.size == "test" ? b->size_test : o.size == "large" ? b->size_large : b->size_default);
-    for (const auto& [k, val] : o.args) p.set(k, val);  // the parent checked the keys
-    inst = b->make(p);
+    inst = b->make(params_of(*b, o));
   } catch (const bench_error& e) {
     std::fprintf(stderr, "slaw-bench: %s: %s\n", b->name.c_str(), e.what());
     return 2;

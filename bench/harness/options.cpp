@@ -143,4 +143,17 @@ options parse_options(int argc, char** argv) {
   return o;
 }
 
+params params_of(const benchmark& b, const options& opt) {
+  params p(opt.size == "test" ? b.size_test : opt.size == "large" ? b.size_large : b.size_default);
+  for (const auto& [k, v] : opt.args) {
+    if (!p.all().count(k)) {
+      std::string keys;
+      for (const auto& [kk, vv] : p.all()) keys += (keys.empty() ? "" : ", ") + kk;
+      throw bench_error("--arg " + k + ": " + b.name + " has no parameter '" + k + "'; its parameters: " + keys);
+    }
+    p.set(k, v);
+  }
+  return p;
+}
+
 }  // namespace slawbench

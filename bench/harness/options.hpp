@@ -12,6 +12,9 @@
 
 namespace slawbench {
 
+class params;
+struct benchmark;
+
 struct options {
   std::vector<std::string> benches;  // empty: all
   std::string size = "default";
@@ -32,5 +35,8 @@ std::string usage();
 
 // Throws bench_error for a bad argument.
 options parse_options(int argc, char** argv);
+
+// `b`'s parameters at --size with every --arg applied. Throws bench_error for a key `b` does not have.
+params params_of(const benchmark& b, const options& opt);
 
 }  // namespace slawbench
