@@ -4,8 +4,9 @@
 // followed by `check()`, the correctness oracle, which must pass for every run of every variant.
 //
 // Variants (harness/variants.hpp): the serial elision (same algorithm, no runtime), slaw (the driver
-// passes a runtime configured by the variant's row: policy wf, hf or dyn, scheduler), oneTBB (`task_group`, run inside a task_arena of the requested size) and
-// OpenMP (`task`/`taskwait` inside `parallel` + `single`, with omp_set_num_threads already called).
+// passes a runtime configured by the variant's row: policy wf, hf or dyn, scheduler), oneTBB
+// (`task_group`, run inside a task_arena of the requested size) and OpenMP (`task`/`taskwait` inside
+// `parallel` + `single`, with omp_set_num_threads already called).
 // All variants use the same algorithm and the same cut-offs.
 #pragma once
 
