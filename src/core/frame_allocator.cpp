@@ -62,7 +62,7 @@ void frame_allocator::publish_gauge() noexcept {
 void frame_allocator::update_watermark() noexcept {
   gauge_low_ = gauge_published_ - gauge_step;
   std::int64_t w = gauge_published_ + gauge_step;
-  if (quota_.enabled) w = std::min({w, quota_.base + quota_.deferred + quota_.k, quota_.period_max});
+  w = std::min(w, quota_.watch_above());
   other_limit_ = w;
   std::int64_t user = stats_.kind[1].live.load(std::memory_order_relaxed);
   watermark_.store(std::min(w, stats_.kind[0].peak.load(std::memory_order_relaxed) + user), std::memory_order_relaxed);
@@ -100,26 +100,17 @@ void frame_allocator::crossed_watermark(std::int64_t n, mem_kind k) noexcept {
   kind_stats& fs = stats_.kind[0];
   std::int64_t frames = l - stats_.kind[1].live.load(std::memory_order_relaxed);
   if (frames > fs.peak.load(std::memory_order_relaxed)) fs.peak.store(frames, std::memory_order_relaxed);
-  if (quota_.enabled) {
-    std::int64_t used = quota_used();
-    if (used > quota_.k) {
-      // DFDeques checks the quota before an allocation. A frame is allocated before the spawn or call
-      // that starts it, so it is not charged here: the spawn/call gives up the deque instead of running
-      // it, and the worker that later starts it pays for it (worker::give_up). User memory from the
-      // synchronous slaw::allocate cannot wait: it is charged and the excess is counted.
-      if (k == mem_kind::frame) {
-        quota_.deferred += n;
-        deferred_unclaimed_ += n;
-      } else {
-        std::int64_t over = std::min(n, used - quota_.k);
-        quota_.overrun_bytes.store(quota_.overrun_bytes.load(std::memory_order_relaxed) + over,
-                                   std::memory_order_relaxed);
-      }
-      quota_.preempt = true;
-      used = quota_used();
-    }
-    if (l > quota_.period_max) quota_.period_max = l;
-    if (used > quota_.max_used.load(std::memory_order_relaxed)) quota_.max_used.store(used, std::memory_order_relaxed);
+  if (quota_.enabled()) {
+    // DFDeques checks the quota before an allocation. A frame is allocated before the spawn or call
+    // that starts it, so it is not charged here: the spawn/call gives up the deque instead of running
+    // it, and the worker that later starts it pays for it (worker::give_up). User memory from the
+    // synchronous slaw::allocate cannot wait: it is charged and the excess is counted.
+    const policy::quota::outcome o =
+        quota_.after_allocation(n, k == mem_kind::frame ? policy::memory_kind::frame : policy::memory_kind::user, l);
+    if (o.overrun)
+      quota_stats_.overrun_bytes.store(quota_stats_.overrun_bytes.load(std::memory_order_relaxed) + o.overrun,
+                                       std::memory_order_relaxed);
+    note_quota_used(o.used);
   }
   update_watermark();
 }
@@ -131,54 +122,38 @@ void frame_allocator::reset_peaks() noexcept {
   // peak unseen. The lowest value sends the owner's next allocation to crossed_watermark.
   watermark_.store(std::numeric_limits<std::int64_t>::min(), std::memory_order_relaxed);
   for (auto& ks : stats_.kind) ks.total.store(0, std::memory_order_relaxed);
-  quota_.max_used.store(0, std::memory_order_relaxed);
-  quota_.overrun_bytes.store(0, std::memory_order_relaxed);
+  quota_stats_.max_used.store(0, std::memory_order_relaxed);
+  quota_stats_.overrun_bytes.store(0, std::memory_order_relaxed);
 }
 
 void frame_allocator::quota_enable(std::int64_t k) noexcept {
-  quota_.enabled = true;
-  quota_.k = k;
-  quota_new_period();
+  quota_.enable(k, all_live());
+  update_watermark();
 }
 
 void frame_allocator::quota_disable() noexcept {
-  quota_.enabled = false;
-  quota_.preempt = false;
-  deferred_unclaimed_ = 0;
+  quota_.disable();
   update_watermark();
 }
 
 void frame_allocator::quota_new_period() noexcept {
-  quota_.base = all_live();
-  quota_.deferred = 0;
-  quota_.reserved = 0;
-  quota_.period_max = all_live();
-  quota_.preempt = false;
-  deferred_unclaimed_ = 0;
+  quota_.new_period(all_live());
   update_watermark();
 }
 
 void frame_allocator::quota_charge(std::int64_t bytes) noexcept {
-  quota_.base -= bytes;
-  std::int64_t used = quota_used();
-  if (used > quota_.max_used.load(std::memory_order_relaxed)) quota_.max_used.store(used, std::memory_order_relaxed);
+  note_quota_used(quota_.charge(bytes, all_live()));
   update_watermark();
 }
 
 void frame_allocator::quota_reserve(std::int64_t bytes) noexcept {
-  quota_.reserved += bytes;
-  quota_charge(bytes);
-}
-
-void frame_allocator::quota_reserve_large(std::int64_t bytes) noexcept {
-  quota_.reserved += bytes;  // not charged: floor(m/K) dummy tasks paid for it
+  note_quota_used(quota_.reserve(bytes, all_live()));
+  update_watermark();
 }
 
 std::int64_t frame_allocator::quota_consume_reservation(std::int64_t bytes) noexcept {
-  if (quota_.reserved == 0) return 0;
-  std::int64_t take = std::min(bytes, quota_.reserved);
-  quota_.reserved -= take;
-  quota_.base += take;  // the allocation that follows adds `take` back: already charged
+  if (quota_.reserved() == 0) return 0;
+  const std::int64_t take = quota_.consume_reservation(bytes);
   update_watermark();
   return take;
 }

@@ -8,6 +8,7 @@
 
 #include "slaw/async.hpp"
 #include "slaw/finish.hpp"
+#include "slaw/policy/quota.hpp"
 
 namespace slaw {
 
@@ -65,22 +66,25 @@ std::size_t reservable_bytes() noexcept {
 
 task<void> reserve(std::size_t bytes) {
   core::worker* w = core::tls_worker;
-  if (!w || !core::tls_allocator->quota().enabled) co_return;  // only DFDeques with a finite K enables it
+  if (!w || !core::tls_allocator->quota().enabled()) co_return;  // only DFDeques with a finite K enables it
   if (bytes > core::max_block) throw std::bad_alloc();  // would be a negative count below
   const auto b = static_cast<std::int64_t>(bytes);
-  const std::int64_t k = core::tls_allocator->quota().k;
-  // Dummy tasks cost a give-up and a steal each: refuse a size that can never be allocated before
-  // running b / K of them (seconds to forever).
-  if (b > k && bytes > reservable_bytes()) throw std::bad_alloc();
-  if (b <= k) {
-    // After a give-up the task resumes right after a steal, where the quota is fresh and b fits.
-    while (!core::tls_allocator->quota_fits(b)) co_await give_up_point{};
-    core::tls_allocator->quota_reserve(b);
-    co_return;
+  const policy::reservation_plan plan =
+      policy::plan_reservation(bytes, core::tls_allocator->quota().k(), reservable_bytes);
+  switch (plan.step) {
+    case policy::reservation_step::impossible:
+      throw std::bad_alloc();
+    case policy::reservation_step::wait_for_quota:
+      // After a give-up the task resumes right after a steal, where the quota is fresh and b fits.
+      while (!core::tls_allocator->quota_fits(b)) co_await give_up_point{};
+      core::tls_allocator->quota_reserve(b);
+      co_return;
+    case policy::reservation_step::run_dummy_tasks:
+      break;
   }
   {
     auto f = co_await start_finish();
-    co_await async(wf, dummy_tree, static_cast<std::uint64_t>(b / k));
+    co_await async(wf, dummy_tree, plan.dummy_tasks);
     co_await end_finish(f);
   }
   core::tls_allocator->quota_reserve_large(b);  // paid for by the dummies: not charged to a period

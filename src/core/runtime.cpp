@@ -151,7 +151,7 @@ runtime_stats runtime::stats() const {
     ws.user_bytes_total = uk.total.load(std::memory_order_relaxed);
     ws.frame_chunk_bytes = fs.chunk_bytes.load(std::memory_order_relaxed);
     ws.fresh_bytes_live = w->fresh_bytes_live();
-    const auto& q = w->allocator()->quota();
+    const auto& q = w->allocator()->quota_stats();
     ws.quota_max_used = q.max_used.load(std::memory_order_relaxed);
     ws.quota_overrun_bytes = q.overrun_bytes.load(std::memory_order_relaxed);
     ws.policy = w->current_policy() == policy::spawn_policy::wf ? "wf" : "hf";

@@ -7,10 +7,12 @@
 #include <cassert>
 #include <chrono>
 #include <limits>
+#include <optional>
 #include <thread>
 
 #include "core/runtime_impl.hpp"
 #include "core/scheduler.hpp"
+#include "slaw/policy/local_order.hpp"
 #include "trace/policy_trace.hpp"
 
 namespace slaw::core {
@@ -111,22 +113,18 @@ promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
       f = split_deque::none;
     }
   }
-  if (p == split_deque::none && f == split_deque::none) return nullptr;
-  if (f != split_deque::none) fresh_bytes_out_ += frame_bytes(as_promise(f));
+  std::optional<std::uint32_t> pre_depth, fresh_depth;  // sync-tree depths of the two bottoms
+  if (p != split_deque::none) pre_depth = as_promise(p)->cur->depth;
+  if (f != split_deque::none) fresh_depth = as_promise(f)->join->depth;
+  const policy::own_task pick = policy::pick_own_task(pre_depth, fresh_depth);
+  if (pick == policy::own_task::none) return nullptr;
   c_.local_takes.bump();
-  if (p != split_deque::none && f != split_deque::none) {
-    std::uint32_t dp = as_promise(p)->cur->depth;
-    std::uint32_t df = as_promise(f)->join->depth;
-    if (df > dp) {
-      pre_.push(p);
-      p = split_deque::none;
-    } else {
-      fresh_.push(f);
-      fresh_bytes_out_ -= frame_bytes(as_promise(f));
-      f = split_deque::none;
-    }
+  if (pick == policy::own_task::fresh) {
+    if (p != split_deque::none) pre_.push(p);  // the other bottom goes back
+    fresh_bytes_out_ += frame_bytes(as_promise(f));
+    return as_promise(f);
   }
-  if (f != split_deque::none) return as_promise(f);
+  if (f != split_deque::none) fresh_.push(f);
   // By W1 an entry found here is tagged: its work-first child is already counted.
   assert(p & parent_tag);
   return as_promise(p);

@@ -3,17 +3,15 @@
 #include <algorithm>
 
 #include "slaw/core/worker.hpp"
+#include "slaw/policy/victims.hpp"
 
 namespace slaw::core {
 
 promise_base* work_stealing::probe(worker& thief) noexcept {
   const std::size_t n = workers_.size();
   if (n <= 1) return nullptr;
-  const std::size_t start = thief.next_random() % n;
-  const std::size_t probes = std::min(n, max_probes);
-  for (std::size_t i = 0; i < probes; ++i) {
-    worker* v = workers_[(start + i) % n].get();
-    if (v == &thief) continue;
+  for (std::size_t vi : policy::victim_order(thief.index(), n, thief.next_random(), max_probes)) {
+    worker* v = workers_[vi].get();
     for (int d = 0; d < 2; ++d) {
       const bool preempted = (d == 0) == preempted_first_;
       if (preempted) {

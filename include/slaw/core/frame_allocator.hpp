@@ -30,6 +30,8 @@
 #include <mutex>
 #include <utility>
 
+#include "slaw/policy/quota.hpp"
+
 #if defined(__SANITIZE_ADDRESS__)
 #define SLAW_ASAN 1
 #elif defined(__has_feature)
@@ -114,16 +116,8 @@ struct memory_gauge {
 };
 memory_gauge& process_gauge() noexcept;
 
-// The DFDeques quota of one worker: net bytes allocated since its last steal may not exceed `k`.
-struct quota_state {
-  bool enabled = false;
-  std::int64_t k = 0;
-  std::int64_t base = 0;        // all_live_ at the last steal, adjusted by charges and reservations
-  std::int64_t deferred = 0;    // frames allocated over the limit: charged to whoever starts them
-  std::int64_t reserved = 0;    // bytes reserved by slaw::reserve and not yet allocated
-  std::int64_t period_max = 0;  // the highest all_live_ seen in this period
-  bool preempt = false;         // the quota is spent: give up the deque at the next scheduling point
-  // counters (owner-written)
+// The DFDeques quota's counters (owner-written, read racily by stats); its arithmetic is policy::quota.
+struct quota_counters {
   std::atomic<std::int64_t> max_used{0};
   std::atomic<std::uint64_t> overrun_bytes{0};
 };
@@ -185,18 +179,19 @@ class frame_allocator {
   // Charges bytes allocated elsewhere to this period (a frame handed over by a give-up).
   void quota_charge(std::int64_t bytes) noexcept;
   // Whether `bytes` more fit in this period.
-  bool quota_fits(std::int64_t bytes) const noexcept { return !quota_.enabled || quota_used() + bytes <= quota_.k; }
+  bool quota_fits(std::int64_t bytes) const noexcept { return quota_.fits(bytes, all_live()); }
   // Pre-charges `bytes` that the next allocations consume without being charged again.
   void quota_reserve(std::int64_t bytes) noexcept;
   // Reserves `bytes` without charging them (an allocation larger than K, paid for by dummy tasks).
-  void quota_reserve_large(std::int64_t bytes) noexcept;
+  void quota_reserve_large(std::int64_t bytes) noexcept { quota_.reserve_large(bytes); }
   // The part of `bytes` covered by the current reservation (consumed; not charged again).
   std::int64_t quota_consume_reservation(std::int64_t bytes) noexcept;
-  std::int64_t quota_used() const noexcept { return all_live() - quota_.base - quota_.deferred; }
+  std::int64_t quota_used() const noexcept { return quota_.used(all_live()); }
   // Frame bytes allocated over the limit since the last take_deferred() (handed to the started task).
-  std::int64_t quota_take_deferred() noexcept { return std::exchange(deferred_unclaimed_, 0); }
-  bool quota_preempt_pending() const noexcept { return quota_.preempt; }
-  const quota_state& quota() const noexcept { return quota_; }
+  std::int64_t quota_take_deferred() noexcept { return quota_.take_deferred(); }
+  bool quota_preempt_pending() const noexcept { return quota_.preempt_pending(); }
+  const policy::quota& quota() const noexcept { return quota_; }
+  const quota_counters& quota_stats() const noexcept { return quota_stats_; }
 
   // Process-wide pool of allocators (never freed) and the allocator for non-worker threads.
   static frame_allocator* acquire();
@@ -231,6 +226,10 @@ class frame_allocator {
   }
   void account_user(std::int64_t d) noexcept;
   void crossed_watermark(std::int64_t n, mem_kind k) noexcept;
+  void note_quota_used(std::int64_t used) noexcept {
+    if (used > quota_stats_.max_used.load(std::memory_order_relaxed))
+      quota_stats_.max_used.store(used, std::memory_order_relaxed);
+  }
   void publish_gauge() noexcept;
   void update_watermark() noexcept;
   void* allocate_slow(std::size_t n, mem_kind k);
@@ -248,8 +247,8 @@ class frame_allocator {
   // from the lowered peaks (a relaxed atomic: the same load on the fast path as a plain field).
   std::atomic<std::int64_t> watermark_{0};
   std::int64_t other_limit_ = gauge_step;  // the watermark without its frame-peak term
-  quota_state quota_;
-  std::int64_t deferred_unclaimed_ = 0;
+  policy::quota quota_;
+  quota_counters quota_stats_;
   std::int64_t remote_freed_ = 0;  // bytes of other allocators freed here, not yet out of the gauge
   std::mutex mutex_;
   frame_allocator* next_in_pool_ = nullptr;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "slaw/core/split_deque.hpp"
+#include "slaw/policy/deque_order.hpp"
 
 namespace slaw::core {
 
@@ -39,7 +40,7 @@ struct dfd_counters {
 
 class deque_list {
  public:
-  explicit deque_list(unsigned workers) : p_(workers), own_(workers) {}
+  explicit deque_list(unsigned workers) : own_(workers), r_(workers) {}
   ~deque_list();
 
   // One steal attempt by `w`, whose own deque is empty (it leaves R first): pick i uniformly in
@@ -72,46 +73,38 @@ class deque_list {
   void reset_counters();
 
  private:
-  // R is an intrusive doubly linked list, as in the paper: inserting right of a deque and deleting
-  // are O(1), finding the i-th deque from the left is O(i) with i < p. A worker's slot is its entry of
-  // `own_`; an ownerless deque carries its own node.
+  // R's order and every decision about it are policy::deque_order's (inserting right of a deque and
+  // deleting are O(1), finding the i-th deque from the left is O(i)); the tasks are here. A worker's
+  // deque is its entry of `own_`; an ownerless deque or a placeholder carries its own node.
+  struct node;
+  using order = policy::deque_order<node*>;
   struct node {
-    node* prev = nullptr;
-    node* next = nullptr;
-    worker* owner = nullptr;  // owned slots (own_[i]): the worker while in R
-    bool in_list = false;
-    bool placeholder = false;  // an empty ownerless node holding a waiting frame's place
+    worker* owner = nullptr;  // owned deques (own_[i]): the worker, while its deque is in R
+    order::position where{};  // owned deques and placeholders: the place in R
     // ownerless deques
     std::vector<split_deque::entry> entries;  // bottom first
     std::size_t bottom = 0;
-    bool ownerless() const noexcept { return owner == nullptr; }
-    bool holds_tasks() const noexcept { return ownerless() && !placeholder; }
     bool empty() const noexcept { return bottom == entries.size(); }
   };
-  void link_after(node* pos, node* n) noexcept;  // pos == nullptr: at the left end
-  void unlink(node* n) noexcept;
   node* own_node(const worker& w) noexcept;
-  node* nth_deque(std::size_t i) const noexcept;  // from the left, placeholders skipped
+  // w's deque in R, or end() if it has none.
+  order::position own_place(const worker& w) noexcept;
   void remove_own(worker& w);  // under the lock
   node* new_abandoned();
   void recycle(node* d);
 
-  // Debug checks (under the lock): R's structure, and Lemma 3.1's order around node n: within an
-  // ownerless deque priority decreases from top to bottom, and every task of an ownerless deque
-  // precedes (in 1DF order) those of the nearest ownerless deques right of it and follows those left
-  // of it. Owned deques are skipped: their owners push and pop without the lock.
+  // Debug checks (under the lock): R's structure, and Lemma 3.1's order around the ownerless deque at
+  // `at`: within an ownerless deque priority decreases from top to bottom, and every task of an
+  // ownerless deque precedes (in 1DF order) those of the nearest ownerless deques right of it and
+  // follows those left of it. Owned deques are skipped: their owners push and pop without the lock.
   void check_invariants() const;
-  void check_order_around(const node* n) const;
+  void check_order_around(order::position at) const;
 
-  const unsigned p_;
   mutable std::mutex m_;
   std::vector<node> own_;
-  node* head_ = nullptr;
-  node* tail_ = nullptr;
-  std::size_t size_ = 0;          // nodes in R, placeholders included
-  std::size_t placeholders_ = 0;
+  order r_;
   std::vector<node*> pool_;
-  dfd_counters c_;
+  dfd_counters c_;  // steals, failed attempts, give-ups (deletions and max_deques: r_.tally())
   std::atomic<std::uint64_t> abandoned_entries_{0};
 };
 
