@@ -2,8 +2,8 @@
 """Checks that slaw-bench rejects a bad benchmark argument with exit status 2 and a message naming the
 option, the bad value and the accepted values (and runs nothing).
 
-usage: bench/tools/check_args.py --list              the case names (one ctest each)
-       bench/tools/check_args.py SLAW_BENCH CASE     runs one case
+usage: bench/scripts/check_args.py --list              the case names (one ctest each)
+       bench/scripts/check_args.py SLAW_BENCH CASE     runs one case
 
 The cases live here rather than in CMake because CMake 3.25's add_test drops empty arguments.
 """

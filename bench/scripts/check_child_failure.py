@@ -4,7 +4,7 @@
 exit with status 1, keep that configuration in the JSON with oracle_ok false and "process" saying it
 was killed by SIGSEGV, and still run the other variant (slaw-dyn) correctly.
 
-usage: bench/tools/check_child_failure.py SLAW_BENCH JSON_OUT
+usage: bench/scripts/check_child_failure.py SLAW_BENCH JSON_OUT
 """
 import json
 import subprocess

@@ -3,7 +3,7 @@
 a big one (pdfs) in the same invocation must report about the peak it has when run alone, not what the
 big one left resident (in a single process uts after pdfs read 450 MB instead of its 7 MB).
 
-usage: bench/tools/check_peak_rss.py SLAW_BENCH [WORKDIR]
+usage: bench/scripts/check_peak_rss.py SLAW_BENCH [WORKDIR]
 
 Runs `--bench pdfs,uts` and `--bench uts` (default size, serial and slaw-wf, 1 worker, 1 repetition)
 and compares uts's peak_rss_kb between the two, per variant: they must agree to within 25 % + 2 MiB

@@ -2,7 +2,7 @@
 """Checks the DFDeques counters of a slaw-bench JSON file: in every slaw-dfd run the largest net
 allocation of one quota period (quota_max_used) is at most K, and nothing overran the quota.
 
-usage: bench/tools/check_quota.py RESULTS.json K       (K in bytes, or inf)
+usage: bench/scripts/check_quota.py RESULTS.json K       (K in bytes, or inf)
 """
 import json
 import sys

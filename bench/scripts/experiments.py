@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Summarises bench/experiments.sh's JSON files (A1, A2, A3, A4, A11) as markdown on stdout.
+"""Summarises bench/scripts/experiments.sh's JSON files (A1, A2, A3, A4, A11) as markdown on stdout.
 
-usage: bench/experiments.py DIR
+usage: bench/scripts/experiments.py DIR
 """
 import glob
 import json

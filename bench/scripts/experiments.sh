@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The SLAW experiments reproducible on 2 cores (digest slaw.md §9.3.1): A1, A2, A3, A4, A11.
 # Writes raw JSON to bench/results/experiments/ and the summary tables to
-# bench/results/experiments/summary.md (bench/experiments.py). Usage: bench/experiments.sh [BUILD_DIR]
+# bench/results/experiments/summary.md (bench/scripts/experiments.py).
+# Usage: bench/scripts/experiments.sh [BUILD_DIR]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${1:-build-bench}
 bin=$build/bin/slaw-bench
 out=bench/results/experiments
@@ -34,5 +35,5 @@ done
 # A11: FJ(1024) iterative and recursive at 1 and 2 workers (Figs 7, 8).
 $bin --bench fj,fj-rec --variant slaw-wf,slaw-hf,slaw-dyn --workers 1,2 --reps "$reps" --quiet --json "$out/a11_fj.json"
 
-/usr/bin/python3 bench/experiments.py "$out" > "$out/summary.md"
+/usr/bin/python3 bench/scripts/experiments.py "$out" > "$out/summary.md"
 cat "$out/summary.md"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instructions per call / work-first spawn / help-first spawn on the fast path (1 worker), counted by
-# callgrind: (I(K2) - I(K1)) / (K2 - K1). Usage: bench/tools/fastpath_callgrind.sh BUILD_DIR
+# callgrind: (I(K2) - I(K1)) / (K2 - K1). Usage: bench/scripts/fastpath_callgrind.sh BUILD_DIR
 set -euo pipefail
 build=${1:?usage: fastpath_callgrind.sh BUILD_DIR}
 k1=20000; k2=120000

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns a slaw-bench JSON file into the comparison table (stdout and markdown) and plots.
 
-usage: bench/report.py RESULTS.json [--md OUT.md] [--plots DIR]
+usage: bench/scripts/report.py RESULTS.json [--md OUT.md] [--plots DIR]
 
 Per benchmark: Ts (serial median), then for each variant T1/Ts (work overhead on 1 worker) and Ts/T2
 (speedup over the serial elision on 2 workers), and slaw-dyn against the best peer (oneTBB or OpenMP)

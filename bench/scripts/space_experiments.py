@@ -2,8 +2,8 @@
 """Space experiments: SLAW A5-A7 (PDFS stack bound, flat-loop fresh bound, S and F sweeps, policy
 trace) and DFDeques (K sweep, schedulers and peers on the allocating benchmarks).
 
-usage: bench/space_experiments.py run [--build DIR] [--reps N] [--only NAME[,NAME...]] [--quick]
-       bench/space_experiments.py summary [DIR]
+usage: bench/scripts/space_experiments.py run [--build DIR] [--reps N] [--only NAME[,NAME...]] [--quick]
+       bench/scripts/space_experiments.py summary [DIR]
 
 `run` writes one slaw-bench JSON per process to bench/results/space/ (each variant and worker count in
 its own process, so that peak RSS is that variant's alone) and then the summary to
@@ -19,7 +19,7 @@ import signal
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/scripts/ -> the repository
 OUT = os.path.join(ROOT, "bench", "results", "space")
 ALLOCATING = ["densemm", "fft", "spmv", "barneshut"]
 EXPERIMENTS = ["a5", "a7", "a6", "sweep_s", "sweep_f", "k_sweep", "compare"]
@@ -285,7 +285,7 @@ def s_compare(d):
 
 
 def summary(d):
-    parts = ["# Space experiments", "", f"Produced by `bench/space_experiments.py run` (raw JSON beside this file; "
+    parts = ["# Space experiments", "", f"Produced by `bench/scripts/space_experiments.py run` (raw JSON beside this file; "
              "each file is one slaw-bench process, its command in the file name and README).", ""]
     for f in (s_a5, s_a7, s_a6, lambda d: s_sweep(d, "s"), lambda d: s_sweep(d, "f"), s_k_sweep, s_compare):
         parts += f(d) + [""]

@@ -1,5 +1,5 @@
 // fastpath KIND K: one finish containing K spawns (or calls) of an empty task, on 1 worker.
-// Used under `valgrind --tool=callgrind` to count instructions per spawn (bench/tools/fastpath_callgrind.sh):
+// Used under `valgrind --tool=callgrind` to count instructions per spawn (bench/scripts/fastpath_callgrind.sh):
 // the difference between two values of K divided by their difference is the cost of one spawn+return
 // (or one call), the runtime start-up cancels out.
 //   KIND: call | wf | hf     K: number of children
