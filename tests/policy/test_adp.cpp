@@ -148,17 +148,6 @@ TEST(AdpReason, ChangeReasonTellsAReturnToTheIntervalApart) {
   static_assert(change_reason(reason::stack_bound, reason::interval) == reason::back_to_interval);
 }
 
-TEST(AdpReason, OldCallersStillCompile) {
-  // worker::choose and tests/test_policy.cpp take the result as a spawn_policy until they are switched.
-  static_assert(std::is_convertible_v<decision, spawn_policy>);
-  adp_params p;
-  adp_state s;
-  s.reset(p, 0);
-  spawn_policy d = decide(p, s, mode::dyn, schedule::wf, 0, 0, [] { return 0u; }, [] { return 0ull; });
-  EXPECT_EQ(d, spawn_policy::wf);
-  EXPECT_TRUE(decide(p, s, mode::dyn, schedule::hf, 0, 0, [] { return 0u; }, [] { return 0ull; }) == spawn_policy::hf);
-}
-
 TEST(AdpReason, DecisionsAreThoseOfThePolicyWithoutReasons) {
   std::mt19937_64 rng(7);
   for (std::uint32_t INT : {1u, 2u, 5u, 64u}) {

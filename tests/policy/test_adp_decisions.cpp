@@ -8,7 +8,7 @@ using namespace slaw::policy;
 namespace {
 spawn_policy step(const adp_params& p, adp_state& s, schedule c, long depth, unsigned fresh, std::uint64_t stolen,
                   mode m = mode::dyn) {
-  return decide(p, s, m, c, depth, fresh, [&] { return fresh; }, [&] { return stolen; });
+  return decide(p, s, m, c, depth, fresh, [&] { return fresh; }, [&] { return stolen; }).policy;
 }
 }  // namespace
 
@@ -62,7 +62,7 @@ TEST(Adp, FreshConditionForcesWorkFirst) {
   // A stale estimate above F is re-checked and does not force.
   adp_state s2;
   s2.reset(p, 0);
-  EXPECT_EQ(decide(p, s2, mode::dyn, schedule::dyn, 0, p.F + 5, [] { return 3u; }, [] { return 0ull; }),
+  EXPECT_EQ(decide(p, s2, mode::dyn, schedule::dyn, 0, p.F + 5, [] { return 3u; }, [] { return 0ull; }).policy,
             spawn_policy::hf);
 }
 

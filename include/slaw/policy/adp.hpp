@@ -59,9 +59,6 @@ struct decision {
   spawn_policy policy;
   reason why;
   friend constexpr bool operator==(const decision&, const decision&) noexcept = default;
-  // TO BE REMOVED once worker::choose and tests/test_policy.cpp read `.policy`: lets callers written
-  // for the old `spawn_policy decide(...)` compile unchanged.
-  constexpr operator spawn_policy() const noexcept { return policy; }
 };
 
 struct adp_params {
