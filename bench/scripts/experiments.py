@@ -61,7 +61,7 @@ def a3(d):
     rows = []
     for path in glob.glob(os.path.join(d, "a3_k_*.json")):
         m = medians(path)
-        med, params = m[("spawncost", "serial", 1)]
+        params = m[("spawncost", "serial", 1)][1]
         k, reps = int(params["k"]), int(params["reps"])
         per = lambda v: m[("spawncost", v, 1)][0] / reps * 1e6  # µs per finish
         rows.append((k, per("serial"), per("slaw-wf"), per("slaw-hf")))

@@ -131,8 +131,8 @@ def load(d, name):
     c = r.get("counters") or {}
     t = c.get("total", {})
     return {
-        "median": r["median"], "seconds": r["seconds"], "rss_mb": r["peak_rss_kb"] / 1024, "params": r["params"],
-        "mem_peak": c.get("memory_peak"), "frames_peak": t.get("frame_bytes_peak"), "user_peak": t.get("user_bytes_peak"),
+        "median": r["median"], "rss_mb": r["peak_rss_kb"] / 1024, "params": r["params"],
+        "mem_peak": c.get("memory_peak"), "frames_peak": t.get("frame_bytes_peak"),
         "tasks_peak": c.get("active_tasks_peak"), "max_wf_depth": t.get("max_wf_depth"), "max_fresh": t.get("max_fresh"),
         "fresh_bytes_peak": t.get("fresh_bytes_peak"), "steals": (t.get("steals_preempted", 0) + t.get("steals_fresh", 0)) if t else None,
         "giveups": t.get("quota_giveups"), "quota_max_used": t.get("quota_max_used"), "dummies": t.get("dummy_tasks"),
@@ -173,7 +173,6 @@ def trace_summary(r):
 
 
 def s_a5(d):
-    reason = {"i": "interval", "s": "stack bound S", "f": "fresh bound F", "c": "clause", "u": "under S again"}
     lines = ["## A5: PDFS on a side x side torus (SLAW §V-C, Fig 5.2f; digest slaw.md §9.3 A5)", "",
              "Serial = the plain recursion on an 8 MiB stack, run in its own process. Frames = peak live frame bytes "
              "(sum over workers), memory = process-wide peak of frames + user memory, RSS = the process's peak "
