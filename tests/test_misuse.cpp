@@ -371,7 +371,7 @@ TEST(MisuseDeathTest, ADequeThatCannotGrowStopsWithAMessage) {
   threadsafe_death_tests();
   EXPECT_DEATH(
       {
-        slaw::core::split_deque d;
+        slaw::detail::split_deque d;
         std::uintptr_t i = 1;
         for (; i <= (std::uintptr_t{1} << 22); ++i) d.push(i);  // a 32 MiB array, full
         limit_address_space(vm_bytes() + 16 * 1024 * 1024);  // the next one needs 64 MiB

@@ -1,4 +1,4 @@
-// Tests for slaw::core::split_deque (include/slaw/core/split_deque.hpp).
+// Tests for slaw::detail::split_deque (include/slaw/detail/split_deque.hpp).
 //
 // Part 1 (single-threaded) pins down the owner/thief semantics: LIFO pops for the owner, FIFO steals
 // from the top, exposure only on request (a failed steal raises want_split, the next push exposes
@@ -19,7 +19,7 @@
 // Iteration counts scale with the environment variable SLAW_TEST_SCALE (a positive number, default
 // 1; ThreadSanitizer builds default to 0.2, AddressSanitizer builds to 0.25). At scale 1 the
 // whole file takes about 2 s in a Release build on 2 cores, and about 35 s under ThreadSanitizer.
-#include "slaw/core/split_deque.hpp"
+#include "slaw/detail/split_deque.hpp"
 
 #include <gtest/gtest.h>
 
@@ -53,7 +53,7 @@
 
 namespace {
 
-using slaw::core::split_deque;
+using slaw::detail::split_deque;
 using entry = split_deque::entry;
 using shared_pop = split_deque::shared_pop;
 constexpr entry none = split_deque::none;
@@ -613,7 +613,7 @@ struct failures {
 
 void backoff(unsigned& fails) {
   if (++fails < 16) {
-    slaw::core::cpu_relax();
+    slaw::detail::cpu_relax();
   } else {
     std::this_thread::yield();
   }
@@ -660,7 +660,7 @@ void thief_loop(split_deque& d, const std::atomic<bool>& stop, std::atomic<int>&
         if (rng.below(32) == 0) {
           std::this_thread::yield();
         } else {
-          for (int i = static_cast<int>(rng.below(8)); i > 0; --i) slaw::core::cpu_relax();
+          for (int i = static_cast<int>(rng.below(8)); i > 0; --i) slaw::detail::cpu_relax();
         }
         std::uint64_t id = dec(e);
         if (id >= 1 && id < side.id_cap) side.stolen_by[id] = static_cast<std::uint8_t>(tid + 1);

@@ -35,16 +35,16 @@ struct async_op {
 
 template <class T>
 struct spawn_awaiter {
-  core::promise_base* parent;
+  detail::promise_base* parent;
   promise<T>* child;
   decltype(async_op<T>::slot) slot;
   policy::schedule clause;
 
   bool await_ready() noexcept {
-    core::worker* w = core::tls_worker;
+    detail::worker* w = detail::tls_worker;
     assert(w && "slaw::async used outside a slaw task");
-    core::finish_node* f = parent->cur;
-    child->kind = core::task_kind::spawned;
+    detail::finish_node* f = parent->cur;
+    child->kind = detail::task_kind::spawned;
     child->out = slot;
     child->join = f;
     child->cur = f;
@@ -52,7 +52,7 @@ struct spawn_awaiter {
     SLAW_SERIAL_ORDER_NOTE_CHILD(parent, child);
     w->task_begins();
     if (w->choose(clause) == policy::spawn_policy::hf) {
-      child->kind = core::task_kind::queued;
+      child->kind = detail::task_kind::queued;
       f->add_unit();
       w->push_fresh(child);
       return true;
@@ -63,7 +63,7 @@ struct spawn_awaiter {
     // Once the entry is pushed a thief may resume the parent, whose frame holds this awaiter:
     // touch nothing of it afterwards.
     promise<T>* c = child;
-    core::worker* w = core::tls_worker;
+    detail::worker* w = detail::tls_worker;
     if (w->preempt_pending()) [[unlikely]] return w->give_up_at_spawn(parent, c);  // a memory quota is spent
     std::coroutine_handle<> run = c->self;
     w->push_preempted(c);
@@ -73,7 +73,7 @@ struct spawn_awaiter {
 };
 
 template <class T>
-spawn_awaiter<T> transform(core::promise_base& parent, async_op<T>&& op, transform_tag) {
+spawn_awaiter<T> transform(detail::promise_base& parent, async_op<T>&& op, transform_tag) {
   if (!op.child) throw_empty_task("slaw::async");
   return spawn_awaiter<T>{&parent, &op.child.release().promise(), op.slot, op.clause};
 }

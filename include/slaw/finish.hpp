@@ -37,14 +37,14 @@ class finish_scope {
   friend struct end_finish_op;
   friend struct detail::end_finish_awaiter;
   friend void detail::check_end_finish(const finish_scope&);
-  explicit finish_scope(core::promise_base* frame) noexcept : frame_(frame) {
+  explicit finish_scope(detail::promise_base* frame) noexcept : frame_(frame) {
     node_.open(frame->cur);
     frame->cur = &node_;
   }
   void abandon() noexcept;
 
-  core::finish_node node_;
-  core::promise_base* frame_;
+  detail::finish_node node_;
+  detail::promise_base* frame_;
   bool ended_ = false;
 };
 
@@ -59,12 +59,12 @@ inline end_finish_op end_finish(finish_scope& f) noexcept { return {&f}; }
 namespace detail {
 
 struct start_finish_awaiter {
-  core::promise_base* frame;
+  detail::promise_base* frame;
   bool await_ready() const noexcept { return true; }
   void await_suspend(std::coroutine_handle<>) const noexcept {}
   finish_scope await_resume() const noexcept { return finish_scope(frame); }
 };
-inline start_finish_awaiter transform(core::promise_base& p, start_finish_op, transform_tag) noexcept { return {&p}; }
+inline start_finish_awaiter transform(detail::promise_base& p, start_finish_op, transform_tag) noexcept { return {&p}; }
 
 struct end_finish_awaiter {
   finish_scope* scope;
@@ -72,7 +72,7 @@ struct end_finish_awaiter {
     return scope->node_.only_body_left();
   }
   std::coroutine_handle<> await_suspend(std::coroutine_handle<> h) const noexcept {
-    return core::tls_worker->suspend_at_end(&scope->node_, h);
+    return detail::tls_worker->suspend_at_end(&scope->node_, h);
   }
   void await_resume() const {
     scope->ended_ = true;
@@ -82,7 +82,7 @@ struct end_finish_awaiter {
 };
 // Ending a scope twice, or a scope that is not the innermost open one, is a programming error.
 void check_end_finish(const finish_scope& s);
-inline end_finish_awaiter transform(core::promise_base&, end_finish_op op, transform_tag) {
+inline end_finish_awaiter transform(detail::promise_base&, end_finish_op op, transform_tag) {
   check_end_finish(*op.scope);
   return {op.scope};
 }
@@ -99,9 +99,9 @@ struct finish_awaiter {
   using T = typename body_task::value_type;
   static_assert(std::is_void_v<T>, "slaw::finish: the body must return slaw::task<void>");
 
-  core::promise_base* frame;
+  detail::promise_base* frame;
   Body body;
-  core::finish_node node;
+  detail::finish_node node;
   std::coroutine_handle<promise<void>> h;
 
   bool await_ready() const noexcept { return false; }
@@ -109,7 +109,7 @@ struct finish_awaiter {
     node.open(frame->cur);
     h = body().release();
     promise<void>& b = h.promise();
-    b.kind = core::task_kind::body;
+    b.kind = detail::task_kind::body;
     b.parent = frame;
     b.join = &node;
     b.cur = &node;
@@ -130,7 +130,7 @@ struct finish_awaiter {
 };
 
 template <class Body>
-finish_awaiter<Body> transform(core::promise_base& p, finish_op<Body>&& op, transform_tag) {
+finish_awaiter<Body> transform(detail::promise_base& p, finish_op<Body>&& op, transform_tag) {
   return finish_awaiter<Body>{&p, std::move(op.body), {}, {}};
 }
 

@@ -12,10 +12,10 @@
 
 namespace slaw {
 
-namespace core {
+namespace detail {
 class runtime_impl;
 struct root_run;
-}  // namespace core
+}  // namespace detail
 
 class runtime {
  public:
@@ -53,8 +53,8 @@ class runtime {
     h.promise().out = nullptr;
     run_root_erased(&h.promise());
   }
-  void run_root_erased(core::promise_base* root);
-  std::unique_ptr<core::runtime_impl> impl_;
+  void run_root_erased(detail::promise_base* root);
+  std::unique_ptr<detail::runtime_impl> impl_;
 };
 
 }  // namespace slaw

@@ -9,8 +9,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "slaw/core/serial_order.hpp"
-#include "slaw/core/worker.hpp"
+#include "slaw/detail/serial_order.hpp"
+#include "slaw/detail/worker.hpp"
 
 namespace slaw {
 
@@ -23,7 +23,7 @@ struct transform_tag {};
 
 // Default for co_await expressions that slaw does not intercept: pass through.
 template <class A>
-A&& transform(core::promise_base&, A&& a, transform_tag) noexcept {
+A&& transform(detail::promise_base&, A&& a, transform_tag) noexcept {
   return std::forward<A>(a);
 }
 
@@ -49,7 +49,7 @@ struct promise_storage {
   void return_value(U&& v) {
     if (out) {
       *out = std::forward<U>(v);
-    } else if (static_cast<promise<T>*>(this)->kind == core::task_kind::called) {
+    } else if (static_cast<promise<T>*>(this)->kind == detail::task_kind::called) {
       ::new (static_cast<void*>(&value)) T(std::forward<U>(v));
     }
     // else: a spawned task without a slot. Its result is dropped here; nothing would ever destroy a
@@ -63,15 +63,15 @@ struct promise_storage<void> {
 };
 
 template <class T>
-struct promise : core::promise_base, promise_storage<T> {
+struct promise : detail::promise_base, promise_storage<T> {
   promise() noexcept {
     this->self = std::coroutine_handle<promise>::from_promise(*this);
     this->exc = nullptr;
   }
   ~promise() { SLAW_SERIAL_ORDER_FORGET(this); }
 
-  static void* operator new(std::size_t n) { return core::frame_alloc(n); }
-  static void operator delete(void* p, std::size_t n) noexcept { core::frame_free(p, n); }
+  static void* operator new(std::size_t n) { return detail::frame_alloc(n); }
+  static void operator delete(void* p, std::size_t n) noexcept { detail::frame_free(p, n); }
 
   task<T> get_return_object() noexcept;
   std::suspend_always initial_suspend() const noexcept { return {}; }
@@ -82,42 +82,42 @@ struct promise : core::promise_base, promise_storage<T> {
   }
 
   template <class A>
-  decltype(auto) await_transform(A&& a) noexcept(noexcept(transform(std::declval<core::promise_base&>(),
+  decltype(auto) await_transform(A&& a) noexcept(noexcept(transform(std::declval<detail::promise_base&>(),
                                                                        std::forward<A>(a), transform_tag{}))) {
-    return transform(static_cast<core::promise_base&>(*this), std::forward<A>(a), transform_tag{});
+    return transform(static_cast<detail::promise_base&>(*this), std::forward<A>(a), transform_tag{});
   }
 };
 
 // The end of a finish body (lambda form): end the finish, then resume the frame that opened it.
-std::coroutine_handle<> end_body(core::promise_base& body) noexcept;
+std::coroutine_handle<> end_body(detail::promise_base& body) noexcept;
 
 template <class T>
 std::coroutine_handle<> final_awaiter<T>::await_suspend(std::coroutine_handle<promise<T>> h) noexcept {
-  core::promise_base& p = h.promise();
-  if (p.kind == core::task_kind::called) return p.parent->self;
-  if (p.kind == core::task_kind::spawned) return core::tls_worker->complete_spawned(&p);
-  if (p.kind == core::task_kind::queued) return core::tls_worker->complete_queued(&p);
+  detail::promise_base& p = h.promise();
+  if (p.kind == detail::task_kind::called) return p.parent->self;
+  if (p.kind == detail::task_kind::spawned) return detail::tls_worker->complete_spawned(&p);
+  if (p.kind == detail::task_kind::queued) return detail::tls_worker->complete_queued(&p);
   return end_body(p);
 }
 
 // Starts `callee`, set up as a sequential call or a finish body of `caller`: transfers to it, unless the
 // scheduler stopped this chain (a memory quota is spent, docs/space.md), which hands the call over.
-inline std::coroutine_handle<> start_call(core::promise_base* caller, core::promise_base& callee) noexcept {
+inline std::coroutine_handle<> start_call(detail::promise_base* caller, detail::promise_base& callee) noexcept {
   SLAW_SERIAL_ORDER_NOTE_CHILD(caller, &callee);
-  if (core::tls_allocator->quota_preempt_pending()) [[unlikely]] return core::tls_worker->give_up_at_call(&callee);
+  if (detail::tls_allocator->quota_preempt_pending()) [[unlikely]] return detail::tls_worker->give_up_at_call(&callee);
   return callee.self;
 }
 
 // Sequential call: the callee shares the caller's unit and its innermost finish.
 template <class T>
 struct call_awaiter {
-  core::promise_base* caller;
+  detail::promise_base* caller;
   std::coroutine_handle<promise<T>> callee;
 
   bool await_ready() const noexcept { return false; }
   std::coroutine_handle<> await_suspend(std::coroutine_handle<>) noexcept {
     promise<T>& c = callee.promise();
-    c.kind = core::task_kind::called;
+    c.kind = detail::task_kind::called;
     c.parent = caller;
     c.cur = caller->cur;
     c.out = nullptr;
@@ -184,12 +184,12 @@ task<T> promise<T>::get_return_object() noexcept {
 [[noreturn]] void throw_empty_task(const char* where);
 
 template <class T>
-call_awaiter<T> transform(core::promise_base& caller, task<T>&& t, transform_tag) {
+call_awaiter<T> transform(detail::promise_base& caller, task<T>&& t, transform_tag) {
   if (!t) throw_empty_task("co_await");
   return call_awaiter<T>{&caller, t.release()};
 }
 template <class T>
-call_awaiter<T> transform(core::promise_base& caller, task<T>& t, transform_tag) {
+call_awaiter<T> transform(detail::promise_base& caller, task<T>& t, transform_tag) {
   if (!t) throw_empty_task("co_await");
   return call_awaiter<T>{&caller, t.release()};
 }

@@ -8,7 +8,7 @@
 
 namespace slaw {
 
-namespace core {
+namespace detail {
 // The last unit of a finish ended: resume its waiter, or, for a run's root finish, wake the thread
 // blocked in runtime::run.
 std::coroutine_handle<> finish_node::complete() noexcept {
@@ -20,7 +20,7 @@ std::coroutine_handle<> finish_node::complete() noexcept {
   }
   return waiter;
 }
-}  // namespace core
+}  // namespace detail
 
 namespace detail {
 void throw_empty_task(const char* where) {
@@ -34,16 +34,16 @@ void check_end_finish(const finish_scope& s) {
     throw std::logic_error("slaw::end_finish: finish scopes must end innermost first (an inner scope is still open)");
 }
 
-std::coroutine_handle<> end_body(core::promise_base& body) noexcept {
-  core::finish_node* f = body.join;
-  core::promise_base* opener = body.parent;
+std::coroutine_handle<> end_body(detail::promise_base& body) noexcept {
+  detail::finish_node* f = body.join;
+  detail::promise_base* opener = body.parent;
   if (f->only_body_left()) return opener->self;
-  return core::tls_worker->suspend_at_end(f, opener->self);
+  return detail::tls_worker->suspend_at_end(f, opener->self);
 }
 }  // namespace detail
 
 void finish_scope::abandon() noexcept {
-  core::tls_worker->wait_in_place(&node_);
+  detail::tls_worker->wait_in_place(&node_);
   (void)node_.take_exception();  // dropped: an exception is already propagating, or the scope was left early
   ended_ = true;
   frame_->cur = node_.parent;

@@ -6,9 +6,9 @@
 
 #include "core/runtime_impl.hpp"
 #include "core/scheduler.hpp"
-#include "slaw/core/worker.hpp"
+#include "slaw/detail/worker.hpp"
 
-namespace slaw::core {
+namespace slaw::detail {
 
 namespace {
 bool is_noop(std::coroutine_handle<> h) noexcept { return h.address() == std::noop_coroutine().address(); }
@@ -113,4 +113,4 @@ void worker::wait_in_place(finish_node* f) noexcept {
   begin_strand();
 }
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

@@ -1,4 +1,4 @@
-#include "slaw/core/frame_allocator.hpp"
+#include "slaw/detail/frame_allocator.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <limits>
 #include <new>
 
-namespace slaw::core {
+namespace slaw::detail {
 
 constinit thread_local frame_allocator* tls_allocator = nullptr;
 
@@ -296,4 +296,4 @@ void frame_free_slow(void* p, std::size_t n, chunk_header* h, mem_kind k) noexce
   owner->remote_free(p, n, k, true);
 }
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

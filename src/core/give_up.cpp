@@ -1,9 +1,9 @@
 // Quota give-ups at a scheduling point (docs/space.md): the stopped chain and its deque are handed to
 // the scheduler, which asked for them through the allocator's preempt flag.
 #include "core/scheduler.hpp"
-#include "slaw/core/worker.hpp"
+#include "slaw/detail/worker.hpp"
 
-namespace slaw::core {
+namespace slaw::detail {
 
 // The running chain stops at a scheduling point: its innermost work-first child is detached (W1, as
 // for a suspension), `below` and `top` are pushed, and the whole deque is handed to the scheduler,
@@ -41,4 +41,4 @@ std::coroutine_handle<> worker::give_up_here(promise_base* self) noexcept {
   return give_up(split_deque::none, reinterpret_cast<split_deque::entry>(self) | parent_tag);
 }
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

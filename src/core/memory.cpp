@@ -14,16 +14,16 @@ namespace slaw {
 
 void* allocate(std::size_t bytes) {
   if (bytes == 0) bytes = 1;
-  if (bytes > core::max_block) throw std::bad_alloc();  // before the quota sees it as a negative count
-  if (core::frame_allocator* a = core::tls_allocator) {
+  if (bytes > detail::max_block) throw std::bad_alloc();  // before the quota sees it as a negative count
+  if (detail::frame_allocator* a = detail::tls_allocator) {
     a->quota_consume_reservation(static_cast<std::int64_t>(bytes));
-    return a->allocate(bytes, core::mem_kind::user);
+    return a->allocate(bytes, detail::mem_kind::user);
   }
-  return core::frame_alloc_slow(bytes, core::mem_kind::user);
+  return detail::frame_alloc_slow(bytes, detail::mem_kind::user);
 }
 
 void deallocate(void* p, std::size_t bytes) noexcept {
-  if (p) core::frame_free(p, bytes ? bytes : 1, core::mem_kind::user);
+  if (p) detail::frame_free(p, bytes ? bytes : 1, detail::mem_kind::user);
 }
 
 namespace {
@@ -34,7 +34,7 @@ struct give_up_point {
   bool await_ready() const noexcept { return false; }
   template <class P>
   std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) const noexcept {
-    return core::tls_worker->give_up_here(&h.promise());
+    return detail::tls_worker->give_up_here(&h.promise());
   }
   void await_resume() const noexcept {}
 };
@@ -42,7 +42,7 @@ struct give_up_point {
 // n no-op dummy tasks forked as a binary tree, each forcing a give-up and a steal (digest
 // space_efficient.md §2.4): they pay for an allocation larger than K.
 task<void> dummy_tree(std::uint64_t n) {
-  core::tls_worker->count_dummy_task();
+  detail::tls_worker->count_dummy_task();
   co_await give_up_point{};
   std::uint64_t rest = n - 1;
   if (rest > 0) co_await async(wf, dummy_tree, rest - rest / 2);
@@ -51,7 +51,7 @@ task<void> dummy_tree(std::uint64_t n) {
 
 // The most one task could ever allocate: the machine's memory and swap, RLIMIT_AS, the allocator's limit.
 std::size_t reservable_bytes() noexcept {
-  std::size_t lim = core::max_block;
+  std::size_t lim = detail::max_block;
   struct sysinfo si;
   if (sysinfo(&si) == 0 && si.mem_unit != 0) {
     unsigned __int128 m = (static_cast<unsigned __int128>(si.totalram) + si.totalswap) * si.mem_unit;
@@ -65,19 +65,19 @@ std::size_t reservable_bytes() noexcept {
 }  // namespace
 
 task<void> reserve(std::size_t bytes) {
-  core::worker* w = core::tls_worker;
-  if (!w || !core::tls_allocator->quota().enabled()) co_return;  // only DFDeques with a finite K enables it
-  if (bytes > core::max_block) throw std::bad_alloc();  // would be a negative count below
+  detail::worker* w = detail::tls_worker;
+  if (!w || !detail::tls_allocator->quota().enabled()) co_return;  // only DFDeques with a finite K enables it
+  if (bytes > detail::max_block) throw std::bad_alloc();  // would be a negative count below
   const auto b = static_cast<std::int64_t>(bytes);
   const policy::reservation_plan plan =
-      policy::plan_reservation(bytes, core::tls_allocator->quota().k(), reservable_bytes);
+      policy::plan_reservation(bytes, detail::tls_allocator->quota().k(), reservable_bytes);
   switch (plan.step) {
     case policy::reservation_step::impossible:
       throw std::bad_alloc();
     case policy::reservation_step::wait_for_quota:
       // After a give-up the task resumes right after a steal, where the quota is fresh and b fits.
-      while (!core::tls_allocator->quota_fits(b)) co_await give_up_point{};
-      core::tls_allocator->quota_reserve(b);
+      while (!detail::tls_allocator->quota_fits(b)) co_await give_up_point{};
+      detail::tls_allocator->quota_reserve(b);
       co_return;
     case policy::reservation_step::run_dummy_tasks:
       break;
@@ -87,7 +87,7 @@ task<void> reserve(std::size_t bytes) {
     co_await async(wf, dummy_tree, plan.dummy_tasks);
     co_await end_finish(f);
   }
-  core::tls_allocator->quota_reserve_large(b);  // paid for by the dummies: not charged to a period
+  detail::tls_allocator->quota_reserve_large(b);  // paid for by the dummies: not charged to a period
 }
 
 }  // namespace slaw

@@ -5,7 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
-namespace slaw::core {
+namespace slaw::detail {
 
 void futex_wait(std::atomic<std::uint32_t>* addr, std::uint32_t expected, long timeout_ns) noexcept {
   struct timespec ts;
@@ -22,4 +22,4 @@ void futex_wake(std::atomic<std::uint32_t>* addr, int n) noexcept {
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(addr), FUTEX_WAKE_PRIVATE, n, nullptr, nullptr, 0);
 }
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

@@ -17,7 +17,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace slaw::core {
+namespace slaw::detail {
 
 void futex_wait(std::atomic<std::uint32_t>* addr, std::uint32_t expected, long timeout_ns) noexcept;  // <0: none
 void futex_wake(std::atomic<std::uint32_t>* addr, int n) noexcept;
@@ -89,4 +89,4 @@ struct parking_lot {
   }
 };
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

@@ -11,7 +11,7 @@
 #include "slaw/finish.hpp"
 
 namespace slaw {
-namespace core {
+namespace detail {
 
 runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
   cfg.validate();
@@ -83,19 +83,19 @@ bool runtime_impl::work_visible() const noexcept {
   return false;
 }
 
-}  // namespace core
+}  // namespace detail
 
-runtime::runtime(config cfg) : impl_(std::make_unique<core::runtime_impl>(std::move(cfg))) {}
+runtime::runtime(config cfg) : impl_(std::make_unique<detail::runtime_impl>(std::move(cfg))) {}
 
 runtime::~runtime() {
   if (!impl_) return;
-  if (core::tls_worker && core::tls_worker->rt() == impl_.get()) {
+  if (detail::tls_worker && detail::tls_worker->rt() == impl_.get()) {
     // It would wait for its own run, and its own worker, to end: forever. A destructor cannot report
     // this by throwing.
     std::fprintf(stderr,
                  "slaw: a slaw::runtime is being destroyed from one of its own tasks (on its worker %u); it "
                  "would wait for itself forever. Destroy it on the thread that created it, after run() returned.\n",
-                 core::tls_worker->index());
+                 detail::tls_worker->index());
     std::abort();
   }
   impl_->shutdown();  // the counters are final from here on
@@ -105,21 +105,21 @@ runtime::~runtime() {
 unsigned runtime::workers() const noexcept { return static_cast<unsigned>(impl_->workers.size()); }
 const config& runtime::cfg() const noexcept { return impl_->cfg; }
 
-void runtime::run_root_erased(core::promise_base* root) {
-  if (core::tls_worker && core::tls_worker->rt() == impl_.get()) {
+void runtime::run_root_erased(detail::promise_base* root) {
+  if (detail::tls_worker && detail::tls_worker->rt() == impl_.get()) {
     root->self.destroy();
     throw std::logic_error("slaw::runtime::run called from one of this runtime's own workers; use co_await");
   }
-  core::external_waiter ew;
-  core::finish_node rf;
+  detail::external_waiter ew;
+  detail::finish_node rf;
   rf.open_root(&ew);  // count 1: the root task
-  root->kind = core::task_kind::queued;
+  root->kind = detail::task_kind::queued;
   root->join = &rf;
   root->cur = &rf;
   root->parent = nullptr;
   impl_->active_runs.fetch_add(1, std::memory_order_acq_rel);
   impl_->inject(root);
-  while (ew.done.load(std::memory_order_acquire) == 0) core::futex_wait(&ew.done, 0, -1);
+  while (ew.done.load(std::memory_order_acquire) == 0) detail::futex_wait(&ew.done, 0, -1);
   impl_->active_runs.fetch_sub(1, std::memory_order_acq_rel);
   if (rf.has_exception()) std::rethrow_exception(rf.take_exception());
 }
@@ -141,9 +141,9 @@ runtime_stats runtime::stats() const {
     ws.stolen_fresh = w->stolen_fresh();
     ws.policy_switches = w->policy_switches();
     const auto& fs = w->allocator()->stats();
-    const auto& fk = fs.kind[static_cast<unsigned>(core::mem_kind::frame)];
-    const auto& uk = fs.kind[static_cast<unsigned>(core::mem_kind::user)];
-    ws.frame_bytes_live = w->allocator()->live_bytes(core::mem_kind::frame);
+    const auto& fk = fs.kind[static_cast<unsigned>(detail::mem_kind::frame)];
+    const auto& uk = fs.kind[static_cast<unsigned>(detail::mem_kind::user)];
+    ws.frame_bytes_live = w->allocator()->live_bytes(detail::mem_kind::frame);
     ws.frame_bytes_peak = fk.peak.load(std::memory_order_relaxed);
     ws.frame_bytes_total = fk.total.load(std::memory_order_relaxed);
     ws.user_bytes_live = uk.live.load(std::memory_order_relaxed);
@@ -159,16 +159,16 @@ runtime_stats runtime::stats() const {
     s.workers.push_back(ws);
   }
   s.total = sum_stats(s.workers);
-  const core::memory_gauge& mg = core::process_gauge();
-  const core::memory_gauge& tg = core::process_task_gauge();
+  const detail::memory_gauge& mg = detail::process_gauge();
+  const detail::memory_gauge& tg = detail::process_task_gauge();
   // The live gauges may lag below the truth (within the error bounds), even below 0; the truth is >= 0.
   auto at_least_0 = [](std::int64_t v) { return v > 0 ? v : 0; };
   s.memory_live = at_least_0(mg.live.load(std::memory_order_relaxed));
   s.memory_peak = mg.peak.load(std::memory_order_relaxed);  // >= 0 by construction (memory_gauge)
   s.active_tasks = at_least_0(tg.live.load(std::memory_order_relaxed));
   s.active_tasks_peak = tg.peak.load(std::memory_order_relaxed);
-  s.gauge_error_bytes = 2 * static_cast<std::int64_t>(impl_->workers.size()) * core::gauge_step;
-  s.gauge_error_tasks = static_cast<std::int64_t>(impl_->workers.size()) * core::task_step;
+  s.gauge_error_bytes = 2 * static_cast<std::int64_t>(impl_->workers.size()) * detail::gauge_step;
+  s.gauge_error_tasks = static_cast<std::int64_t>(impl_->workers.size()) * detail::task_step;
   s.scheduler = to_string(impl_->cfg.scheduler);
   impl_->sched->add_stats(s);
   return s;
@@ -180,8 +180,8 @@ void runtime::reset_stats() {
     w->reset_counters();
     w->allocator()->reset_peaks();
   }
-  core::process_gauge().reset_peak();
-  core::process_task_gauge().reset_peak();
+  detail::process_gauge().reset_peak();
+  detail::process_task_gauge().reset_peak();
   impl_->sched->reset_stats();
 }
 

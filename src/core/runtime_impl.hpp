@@ -11,9 +11,9 @@
 #include "core/parking.hpp"
 #include "core/scheduler.hpp"
 #include "slaw/config.hpp"
-#include "slaw/core/worker.hpp"
+#include "slaw/detail/worker.hpp"
 
-namespace slaw::core {
+namespace slaw::detail {
 
 struct external_waiter {
   std::atomic<std::uint32_t> done{0};
@@ -45,4 +45,4 @@ class runtime_impl {
   std::atomic<std::uint32_t> injected_size_{0};
 };
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

@@ -6,7 +6,7 @@
 //
 // Variants live in src/sched/, one module each, and are made by make_scheduler (src/sched/scheduler.cpp):
 // adding one is a new module and one row there. They see a worker through its "thief side" section
-// (include/slaw/core/worker.hpp), never through its private fields.
+// (include/slaw/detail/worker.hpp), never through its private fields.
 #pragma once
 
 #include <memory>
@@ -16,7 +16,7 @@ struct config;
 struct runtime_stats;
 }  // namespace slaw
 
-namespace slaw::core {
+namespace slaw::detail {
 
 class worker;
 class runtime_impl;
@@ -59,4 +59,4 @@ class scheduler {
 // One row per variant, chosen by config::scheduler.
 std::unique_ptr<scheduler> make_scheduler(const config& cfg, runtime_impl& rt);
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

@@ -1,11 +1,11 @@
-#include "slaw/core/serial_order.hpp"
+#include "slaw/detail/serial_order.hpp"
 
 #include <mutex>
 #include <unordered_map>
 
-#include "slaw/core/worker.hpp"
+#include "slaw/detail/worker.hpp"
 
-namespace slaw::core {
+namespace slaw::detail {
 
 std::atomic<int> serial_order_active{0};
 
@@ -56,4 +56,4 @@ std::optional<std::vector<std::uint32_t>> order_label_of_entry(std::uintptr_t e)
   return l;
 }
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

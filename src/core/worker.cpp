@@ -1,7 +1,7 @@
 // Worker slow paths and the scheduler loop (Routine 1 of SLAW, Guo et al. IPDPS 2010, §3.3). What a
 // variant decides (where to steal, what a give-up or a wait does to its structures) is behind the
 // scheduler interface (src/core/scheduler.hpp).
-#include "slaw/core/worker.hpp"
+#include "slaw/detail/worker.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -15,7 +15,7 @@
 #include "slaw/policy/local_order.hpp"
 #include "trace/policy_trace.hpp"
 
-namespace slaw::core {
+namespace slaw::detail {
 
 constinit thread_local worker* tls_worker = nullptr;
 
@@ -213,4 +213,4 @@ void worker::main_loop() {
   tls_allocator = nullptr;
 }
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

@@ -7,7 +7,7 @@
 #include "sched/dfdeques/dfdeques.hpp"
 #include "sched/work_stealing.hpp"
 
-namespace slaw::core {
+namespace slaw::detail {
 
 void scheduler::give_up(worker&) noexcept {
   std::fputs("slaw: internal error: a give-up under a scheduler that never asks for one\n", stderr);
@@ -24,4 +24,4 @@ std::unique_ptr<scheduler> make_scheduler(const config& cfg, runtime_impl& rt) {
   std::abort();  // config::validate rejects other values
 }
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

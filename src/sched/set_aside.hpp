@@ -14,7 +14,7 @@
 #include <deque>
 #include <mutex>
 
-namespace slaw::core {
+namespace slaw::detail {
 
 struct promise_base;
 
@@ -47,4 +47,4 @@ class set_aside_queue {
   std::atomic<std::uint32_t> size_{0};
 };
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

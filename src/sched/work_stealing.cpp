@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "slaw/core/worker.hpp"
+#include "slaw/detail/worker.hpp"
 #include "slaw/policy/victims.hpp"
 
-namespace slaw::core {
+namespace slaw::detail {
 
 promise_base* work_stealing::probe(worker& thief) noexcept {
   const std::size_t n = workers_.size();
@@ -52,4 +52,4 @@ promise_base* work_stealing::steal(worker& thief, const finish_node* inside) noe
   return p;
 }
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

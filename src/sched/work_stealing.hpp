@@ -8,7 +8,7 @@
 #include "core/scheduler.hpp"
 #include "sched/set_aside.hpp"
 
-namespace slaw::core {
+namespace slaw::detail {
 
 class work_stealing final : public scheduler {
  public:
@@ -30,4 +30,4 @@ class work_stealing final : public scheduler {
   set_aside_queue set_aside_;
 };
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

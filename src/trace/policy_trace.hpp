@@ -8,7 +8,7 @@
 
 #include "slaw/stats.hpp"
 
-namespace slaw::core {
+namespace slaw::detail {
 
 class policy_trace {
  public:
@@ -32,4 +32,4 @@ class policy_trace {
   std::vector<worker_stats::decision_change> events_;
 };
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

@@ -4,11 +4,11 @@
 #include <iterator>
 #include <optional>
 
-#include "slaw/core/finish_node.hpp"
-#include "slaw/core/serial_order.hpp"
-#include "slaw/core/worker.hpp"
+#include "slaw/detail/finish_node.hpp"
+#include "slaw/detail/serial_order.hpp"
+#include "slaw/detail/worker.hpp"
 
-namespace slaw::core {
+namespace slaw::detail {
 
 using policy::deque_kind;
 
@@ -238,4 +238,4 @@ void deque_list::check_order_around(order::position at) const {
   (void)bottom;
 }
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

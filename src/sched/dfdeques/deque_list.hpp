@@ -24,10 +24,10 @@
 #include <atomic>
 #include <vector>
 
-#include "slaw/core/split_deque.hpp"
+#include "slaw/detail/split_deque.hpp"
 #include "slaw/policy/deque_order.hpp"
 
-namespace slaw::core {
+namespace slaw::detail {
 
 class worker;
 struct promise_base;
@@ -108,4 +108,4 @@ class deque_list {
   std::atomic<std::uint64_t> abandoned_entries_{0};
 };
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

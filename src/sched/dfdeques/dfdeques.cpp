@@ -3,11 +3,11 @@
 #include <limits>
 
 #include "slaw/config.hpp"
-#include "slaw/core/serial_order.hpp"
-#include "slaw/core/worker.hpp"
+#include "slaw/detail/serial_order.hpp"
+#include "slaw/detail/worker.hpp"
 #include "slaw/stats.hpp"
 
-namespace slaw::core {
+namespace slaw::detail {
 
 dfdeques::dfdeques(unsigned workers, std::size_t quota) : list_(workers), quota_(quota) {
   serial_order_active.fetch_add(1, std::memory_order_relaxed);  // debug builds label frames (Lemma 3.1)
@@ -59,4 +59,4 @@ void dfdeques::add_stats(runtime_stats& s) const {
   s.dfd_max_deques = dc.max_deques;
 }
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

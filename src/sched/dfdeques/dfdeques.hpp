@@ -9,7 +9,7 @@
 #include "core/scheduler.hpp"
 #include "sched/dfdeques/deque_list.hpp"
 
-namespace slaw::core {
+namespace slaw::detail {
 
 class dfdeques final : public scheduler {
  public:
@@ -32,4 +32,4 @@ class dfdeques final : public scheduler {
   const std::size_t quota_;
 };
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

@@ -47,7 +47,7 @@
 #include <new>
 #include <thread>
 
-namespace slaw::core {
+namespace slaw::detail {
 
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
@@ -292,4 +292,4 @@ class split_deque {
   [[maybe_unused]] char pad_[64 - sizeof(std::atomic<std::uint64_t>)];
 };
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

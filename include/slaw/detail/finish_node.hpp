@@ -25,7 +25,7 @@
 #include <cstdint>
 #include <exception>
 
-namespace slaw::core {
+namespace slaw::detail {
 
 struct external_waiter;  // a thread blocked in runtime::run
 
@@ -86,4 +86,4 @@ struct finish_node {
   std::coroutine_handle<> complete() noexcept;  // resumes the waiter, or wakes the external thread
 };
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

@@ -43,7 +43,7 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
-namespace slaw::core {
+namespace slaw::detail {
 
 #ifdef SLAW_ASAN
 inline void asan_poison(void* p, std::size_t n) noexcept { __asan_poison_memory_region(p, n); }
@@ -275,4 +275,4 @@ inline void frame_free(void* p, std::size_t n, mem_kind k = mem_kind::frame) noe
   frame_free_slow(p, n, h, k);
 }
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

@@ -17,12 +17,12 @@
 #include <cstdint>
 #include <memory>
 
-#include "slaw/core/finish_node.hpp"
-#include "slaw/core/frame_allocator.hpp"
-#include "slaw/core/split_deque.hpp"
+#include "slaw/detail/finish_node.hpp"
+#include "slaw/detail/frame_allocator.hpp"
+#include "slaw/detail/split_deque.hpp"
 #include "slaw/policy/adp.hpp"
 
-namespace slaw::core {
+namespace slaw::detail {
 
 class runtime_impl;
 class scheduler;
@@ -278,4 +278,4 @@ class worker {
 // The worker of the calling thread, or null.
 extern constinit thread_local worker* tls_worker;
 
-}  // namespace slaw::core
+}  // namespace slaw::detail

@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-namespace slaw::core {
+namespace slaw::detail {
 
 struct promise_base;
 
@@ -29,17 +29,17 @@ std::optional<std::vector<std::uint32_t>> order_label_of_entry(std::uintptr_t e)
 #ifndef NDEBUG
 #define SLAW_SERIAL_ORDER_NOTE_CHILD(parent, child)                                                   \
   do {                                                                                         \
-    if (::slaw::core::serial_order_active.load(std::memory_order_relaxed)) [[unlikely]]        \
-      ::slaw::core::order_note_child(parent, child);                                           \
+    if (::slaw::detail::serial_order_active.load(std::memory_order_relaxed)) [[unlikely]]        \
+      ::slaw::detail::order_note_child(parent, child);                                           \
   } while (0)
 #define SLAW_SERIAL_ORDER_FORGET(p)                                                                   \
   do {                                                                                         \
-    if (::slaw::core::serial_order_active.load(std::memory_order_relaxed)) [[unlikely]]        \
-      ::slaw::core::order_forget(p);                                                           \
+    if (::slaw::detail::serial_order_active.load(std::memory_order_relaxed)) [[unlikely]]        \
+      ::slaw::detail::order_forget(p);                                                           \
   } while (0)
 #else
 #define SLAW_SERIAL_ORDER_NOTE_CHILD(parent, child) ((void)0)
 #define SLAW_SERIAL_ORDER_FORGET(p) ((void)0)
 #endif
 
-}  // namespace slaw::core
+}  // namespace slaw::detail
