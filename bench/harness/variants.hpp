@@ -29,7 +29,8 @@ struct variant {
   slaw::config slaw_config(unsigned workers) const;
 };
 
-// Every variant, in --variant's default order (the order of the JSON's records).
+// Every variant, in --variant's default order (per benchmark and worker count, the order in which the
+// children run and the JSON lists them).
 inline constexpr variant variant_table[] = {
     {.name = "serial", .kind = variant_kind::serial},
     {.name = "slaw-wf", .kind = variant_kind::slaw, .policy = slaw::policy::mode::wf},
