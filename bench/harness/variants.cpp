@@ -3,7 +3,13 @@
 namespace slawbench {
 
 slaw::config variant::slaw_config(unsigned workers) const {
-  slaw::config c = slaw::config::from_env();
+  // The row's settings are the base, so that from_env's warnings about settings the scheduler does not
+  // use judge the row's scheduler (SLAW_K under slaw-dfd is used); then the row wins over SLAW_POLICY
+  // and SLAW_SCHEDULER.
+  slaw::config base;
+  base.policy = policy;
+  base.scheduler = scheduler;
+  slaw::config c = slaw::config::from_env(base);
   c.workers = workers;
   c.policy = policy;
   c.scheduler = scheduler;
