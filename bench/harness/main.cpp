@@ -27,7 +27,10 @@ int main(int argc, char** argv) {
   }
   if (opt.is_child()) return slawbench::run_configuration(opt);
   try {
-    (void)slaw::config::from_env();  // checked here once; the children read it again
+    // Checked here once, as each selected slaw row reads it (its warnings judge the row's scheduler);
+    // the children read it again.
+    for (const slawbench::variant* v : opt.variants)
+      if (v->kind == slawbench::variant_kind::slaw) (void)v->slaw_config(1);
   } catch (const slaw::config_error& e) {
     std::fprintf(stderr, "slaw-bench: %s\n", e.what());
     return 2;
