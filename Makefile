@@ -63,13 +63,15 @@ sanitize: tsan asan
 
 # The random programs of tests/random at 10^5 programs per configuration (Release, GCC), every
 # configuration in its own process; logs in build/stress-<config>.log. Not part of CI: it takes long.
+# The SLAW_RANDOM_* variables (tests/random/test_random_programs.cpp) pass through, e.g. FEATURES.
 STRESS_PROGRAMS ?= 100000
 stress: build
 	@configs=$$(build/tests/test_random_programs --gtest_list_tests | sed -n 's|^  MatchTheOracle/\([A-Za-z0-9_]*\).*|\1|p')
 	echo "stress: $(STRESS_PROGRAMS) programs on each of" $$configs
 	printf '%s\n' $$configs | xargs -P $(JOBS) -I{} sh -c 'if SLAW_RANDOM_PROGRAMS=$(STRESS_PROGRAMS) \
 	  build/tests/test_random_programs --gtest_filter="*/{}" >build/stress-{}.log 2>&1; \
-	  then echo "{}: passed"; else echo "{}: FAILED, see build/stress-{}.log"; exit 1; fi'
+	  then echo "{}: passed"; else echo "{}: FAILED ($$(grep -m1 -o "seed [0-9]*" build/stress-{}.log)), see build/stress-{}.log"; \
+	  exit 1; fi'
 
 # The benchmark comparison (the README's main command): Release build with clang-19, the default suite at
 # 1 and 2 workers, every variant alternating, median of BENCH_REPS repetitions; prints the table and
@@ -81,7 +83,7 @@ bench: deps
 	cmake --build build-bench -j $(JOBS) --target slaw-bench
 	mkdir -p bench/results
 	build-bench/bin/slaw-bench $(BENCH_ARGS) --reps $(BENCH_REPS) --json bench/results/latest.json
-	/usr/bin/python3 bench/report.py bench/results/latest.json --md bench/results/latest.md --plots bench/results
+	/usr/bin/python3 bench/scripts/report.py bench/results/latest.json --md bench/results/latest.md --plots bench/results
 
 clean:
 	@rm -rf build build-clang build-tsan build-asan build-bench

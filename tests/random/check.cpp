@@ -10,8 +10,12 @@ namespace {
 
 std::string set_text(const std::vector<int>& ids) {
   std::string s = "{";
-  for (std::size_t i = 0; i < ids.size(); ++i) s += (i ? "," : "") + std::to_string(ids[i]);
-  return s + "}";
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(ids[i]);
+  }
+  s += '}';
+  return s;
 }
 
 const char* end_text(finish_end h) {

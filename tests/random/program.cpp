@@ -33,11 +33,14 @@ class generator {
     // A per-program profile, so that some programs are all spawns, some never throw, some throw a lot.
     for (double& w : weight_) w = r_.uniform(0.2, 1.8);
     weight_[static_cast<int>(stmt_kind::spawn)] *= 2.5;
-    static const double throw_rates[] = {0.0, 0.04, 0.12, 0.3};
-    static const double ret_rates[] = {0.0, 0.1, 0.3};
+    static const double throw_rates[] = {0.0, 0.05, 0.15, 0.3};
+    static const double ret_rates[] = {0.0, 0.2, 0.5};
     p_throw_ = throw_rates[r_.below(4)];
     p_ret_ = ret_rates[r_.below(3)];
+    static const double spawn_work_rates[] = {0.2, 0.5, 0.8};
+    p_spawn_work_ = spawn_work_rates[r_.below(3)];
     tasks_left_ = 1 + r_.below(p.max_tasks);
+    stmts_left_ = tasks_left_ * (2 + r_.below(4));  // keeps calls and finishes from swamping the spawns
   }
 
   program run() {
@@ -75,16 +78,18 @@ class generator {
     f.body = std::move(body);
   }
 
-  void fill(std::vector<stmt>& out, int depth, int nest, bool own_finish, bool in_task) {
+  void fill(std::vector<stmt>& out, int depth, int nest, bool own_finish, bool in_task, bool in_scope = false) {
     const bool throws = on(in_task ? f_task_throw : f_throw);
     const bool deeper = depth < p_.max_depth;
     int n = r_.below(depth <= 1 ? 8 : 5);
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < n && stmts_left_ > 0; ++i) {
+      --stmts_left_;
       double w[10] = {};
       auto allow = [&](stmt_kind k, bool ok) {
         if (ok) w[static_cast<int>(k)] = weight_[static_cast<int>(k)];
       };
       allow(stmt_kind::spawn, deeper && tasks_left_ > 0 && (own_finish || on(f_escape)));
+      if (in_scope) w[static_cast<int>(stmt_kind::spawn)] *= 2;  // a scope is there to wait for spawns
       allow(stmt_kind::call, deeper && on(f_call));
       allow(stmt_kind::scope, deeper && nest < 3 && on(f_scope));
       allow(stmt_kind::lfinish, deeper && on(f_lambda));
@@ -103,6 +108,9 @@ class generator {
       }
       if (w[k] == 0) break;  // rounding at the top end
       out.push_back(make(static_cast<stmt_kind>(k), depth, nest, own_finish, in_task));
+      // Spawn, then compute: the window in which a thief takes the continuation or the child.
+      if (k == static_cast<int>(stmt_kind::spawn) && on(f_work) && r_.chance(p_spawn_work_))
+        out.push_back(make(stmt_kind::work, depth, nest, own_finish, in_task));
     }
     // A list may end early: by a throw, or by a return that leaves this frame's open scopes.
     if (throws && r_.chance(p_throw_)) {
@@ -146,7 +154,7 @@ class generator {
       }
       case stmt_kind::scope:
         s.id = prog_.finishes++;
-        fill(s.body, depth, nest + 1, true, in_task);
+        fill(s.body, depth, nest + 1, true, in_task, true);
         break;
       case stmt_kind::lfinish:
         s.id = prog_.finishes++;
@@ -165,9 +173,13 @@ class generator {
         s.n = lo[c] + static_cast<std::uint32_t>(r_.below(static_cast<int>(hi[c] - lo[c])));
         break;
       }
-      case stmt_kind::work:
-        s.n = static_cast<std::uint32_t>(r_.below(4) == 0 ? r_.below(100000) : r_.below(2000));
+      case stmt_kind::work: {
+        // Mostly short; sometimes long enough for a parked worker to wake and steal (about 50 µs and up).
+        int c = r_.below(10);
+        s.nap = c == 0;
+        s.n = static_cast<std::uint32_t>(c == 0 ? 100 + r_.below(2000) : c <= 3 ? 20000 + r_.below(100000) : r_.below(2000));
         break;
+      }
       default:
         break;
     }
@@ -178,8 +190,8 @@ class generator {
   gen_params p_;
   program prog_;
   double weight_[10];
-  double p_throw_, p_ret_;
-  int tasks_left_;
+  double p_throw_, p_ret_, p_spawn_work_;
+  int tasks_left_, stmts_left_;
 };
 
 const char* clause_text(clause c) {
@@ -197,12 +209,11 @@ void print_list(std::ostringstream& o, const program& p, const std::vector<stmt>
     switch (s.kind) {
       case stmt_kind::spawn: {
         rtype t = p.fns[s.fn].ret;
-        std::string slot = s.slot ? "&slot" + std::to_string(s.id) + ", " : "";
-        std::string f = "f" + std::to_string(s.fn);
-        o << pad << "co_await slaw::async(" << clause_text(s.cl) << slot;
-        if (s.form == spawn_form::fn_args) o << f << ", ctx";
-        else if (s.form == spawn_form::task_object) o << f << "(ctx)";
-        else o << "[cn = canary(" << s.id << "), &ctx]() -> task<" << to_string(t) << "> { co_return co_await " << f << "(ctx); }";
+        o << pad << "co_await slaw::async(" << clause_text(s.cl);
+        if (s.slot) o << "&slot" << s.id << ", ";
+        if (s.form == spawn_form::fn_args) o << "f" << s.fn << ", ctx";
+        else if (s.form == spawn_form::task_object) o << "f" << s.fn << "(ctx)";
+        else o << "[cn = canary(" << s.id << "), &ctx]() -> task<" << to_string(t) << "> { co_return co_await f" << s.fn << "(ctx); }";
         o << ");  // task " << s.id << (s.slot ? "" : t != rtype::void_ ? ", result dropped" : "") << "\n";
         break;
       }
@@ -229,7 +240,7 @@ void print_list(std::ostringstream& o, const program& p, const std::vector<stmt>
         o << pad << "auto b" << s.id << " = co_await slaw::make_buffer<std::uint64_t>(" << s.n << ");\n";
         break;
       case stmt_kind::isolated: o << pad << "slaw::isolated([&] { ++ctx.shared; });\n"; break;
-      case stmt_kind::work: o << pad << "spin(" << s.n << ");\n"; break;
+      case stmt_kind::work: o << pad << (s.nap ? "nap(" : "spin(") << s.n << (s.nap ? " us" : "") << ");\n"; break;
     }
   }
 }
@@ -271,7 +282,10 @@ std::string feature_names(std::uint32_t mask) {
   if (mask == f_all) return "all";
   std::string out;
   for (int i = 0; i < feature_count; ++i)
-    if (mask & (1u << i)) out += (out.empty() ? "" : ",") + std::string(feature_table[i]);
+    if (mask & (1u << i)) {
+      if (!out.empty()) out += ',';
+      out += feature_table[i];
+    }
   return out.empty() ? "none" : out;
 }
 

@@ -27,7 +27,7 @@ enum class stmt_kind : std::uint8_t {
   ret,       // co_return acc;  (early: leaves the open scopes of this frame without end_finish)
   buffer,    // auto b = co_await slaw::make_buffer<uint64_t>(n);  held until the frame ends
   isolated,  // slaw::isolated([&] { ++shared; })
-  work,      // a short busy loop of n steps: lets thieves find the spawner's continuation
+  work,      // a busy loop of n steps, or a sleep of n µs: time for thieves, and for a parked worker to wake
 };
 
 struct stmt {
@@ -39,7 +39,8 @@ struct stmt {
   bool slot = false;         // spawn: the result goes to a slot (else it is discarded)
   bool use = false;          // call: the result is added to the caller's accumulator
   bool coro_lambda = false;  // lfinish: body is a coroutine lambda calling callee (else returns its task)
-  std::uint32_t n = 0;       // buffer: elements; work: steps
+  std::uint32_t n = 0;       // buffer: elements; work: steps, or µs if nap
+  bool nap = false;          // work: sleep rather than spin
   std::vector<stmt> body;    // scope/try_
 };
 

@@ -5,6 +5,7 @@
 #include "runner.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <coroutine>
 #include <cstdint>
 #include <exception>
@@ -12,6 +13,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <thread>
 #include <type_traits>
 
 #include "objects.hpp"
@@ -510,7 +512,8 @@ slaw::task<T> run_fn(exec* x, int fn, int task) {
           slaw::isolated([x] { x->isolated_body(); });
           break;
         case iop::work:
-          spin(s.n);
+          if (s.nap) std::this_thread::sleep_for(std::chrono::microseconds(s.n));
+          else spin(s.n);
           break;
       }
       guard.done();

@@ -4,7 +4,7 @@
 // path of the runtime is taken.
 //
 // Environment (all optional):
-//   SLAW_TEST_SCALE         programs per configuration = 600 x scale
+//   SLAW_TEST_SCALE         programs per configuration = 1000 x scale
 //   SLAW_RANDOM_PROGRAMS    programs per configuration, overriding the scale
 //   SLAW_RANDOM_FIRST_SEED  the first seed (default 1); program i has seed FIRST_SEED + i
 //   SLAW_RANDOM_SEED        run only this seed                 } what a failure prints
@@ -89,7 +89,7 @@ struct settings {
     const char* scale = env("SLAW_TEST_SCALE");
     double sc = scale ? std::atof(scale) : 1.0;
     if (!(sc > 0)) sc = 1.0;
-    s.programs = static_cast<long>(env_u64("SLAW_RANDOM_PROGRAMS", static_cast<std::uint64_t>(std::max(10.0, 600 * sc))));
+    s.programs = static_cast<long>(env_u64("SLAW_RANDOM_PROGRAMS", static_cast<std::uint64_t>(std::max(10.0, 1000 * sc))));
     s.first_seed = env_u64("SLAW_RANDOM_FIRST_SEED", 1);
     s.one_seed = env("SLAW_RANDOM_SEED") != nullptr;
     s.seed = env_u64("SLAW_RANDOM_SEED", 0);
