@@ -5,7 +5,7 @@
 //   co_await slaw::async(slaw::hf, work, i);       // schedule clause: slaw::wf | slaw::hf | slaw::dyn
 //   co_await slaw::async(fib(n - 1));              // an already-made task, result discarded
 //
-// Schedule clauses (digest slaw.md §1.1): `dyn` (default) lets ADP(S,F,INT) choose; `wf` runs the child
+// Schedule clauses (SLAW, Guo et al., IPDPS 2010, §II-B): `dyn` (default) lets ADP(S,F,INT) choose; `wf` runs the child
 // now and leaves the caller's continuation stealable, except when this worker's work-first depth has
 // reached S (the hard stack bound wins); `hf` queues the child and continues the caller.
 #pragma once

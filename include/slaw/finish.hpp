@@ -1,4 +1,4 @@
-// slaw::finish: wait for every task spawned inside, transitively (HJ `finish`, digest slaw.md §1.1).
+// slaw::finish: wait for every task spawned inside, transitively (HJ `finish`, SLAW, Guo et al., IPDPS 2010, §II-B).
 //
 // Two forms:
 //   co_await slaw::finish([&]() -> slaw::task<> { co_await slaw::async(...); ... });   // body as a task

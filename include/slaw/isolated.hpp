@@ -1,4 +1,4 @@
-// slaw::isolated: HJ's weak isolation (digest slaw.md §1.1). Bodies of isolated blocks exclude each
+// slaw::isolated: HJ's weak isolation (SLAW, Guo et al., IPDPS 2010, §II-B). Bodies of isolated blocks exclude each
 // other, process-wide; code outside isolated blocks is not excluded. The body must not suspend.
 #pragma once
 

@@ -11,8 +11,8 @@
 // Under the work-stealing scheduler reserve() is free and only the accounting happens. Under DFDeques
 // (config::scheduler == dfdeques) a task that would exceed its worker's quota is preempted *before*
 // the allocation: the worker gives up its deque and steals, and the task allocates after some worker's
-// next steal. An allocation larger than K first runs floor(m/K) dummy tasks (digest
-// space_efficient.md §2.4). Plain allocate() cannot preempt: if it crosses the quota the worker gives
+// next steal. An allocation larger than K first runs floor(m/K) dummy tasks (Narlikar,
+// SPAA 1999, §3.3). Plain allocate() cannot preempt: if it crosses the quota the worker gives
 // up its deque at the task's next spawn or call, and the excess is counted as `quota_overrun_bytes`.
 //
 // Blocks are aligned to 16 bytes (64 above 4096 bytes). They may be freed on any thread.

@@ -1,4 +1,4 @@
-// Runtime counters, per worker and in total (digest slaw.md §9.1 "Instrumentation").
+// Runtime counters, per worker and in total.
 #pragma once
 
 #include <cstdint>

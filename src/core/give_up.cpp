@@ -20,7 +20,7 @@ std::coroutine_handle<> worker::give_up(split_deque::entry below, split_deque::e
   return std::noop_coroutine();
 }
 
-// Fork with the quota spent: "both the parent and the child go on the deque" (digest §2.3). The
+// Fork with the quota spent: "both the parent and the child go on the deque" (Narlikar, SPAA 1999, Fig. 5). The
 // child becomes a counted (queued) task above its parent's continuation; it pays for its own frame.
 std::coroutine_handle<> worker::give_up_at_spawn(promise_base* parent, promise_base* child) noexcept {
   c_.spawns_wf.bump();  // a work-first spawn all the same; its child is started elsewhere

@@ -39,8 +39,8 @@ struct give_up_point {
   void await_resume() const noexcept {}
 };
 
-// n no-op dummy tasks forked as a binary tree, each forcing a give-up and a steal (digest
-// space_efficient.md §2.4): they pay for an allocation larger than K.
+// n no-op dummy tasks forked as a binary tree, each forcing a give-up and a steal (Narlikar,
+// SPAA 1999, §3.3): they pay for an allocation larger than K.
 task<void> dummy_tree(std::uint64_t n) {
   detail::tls_worker->count_dummy_task();
   co_await give_up_point{};

@@ -1,4 +1,4 @@
-// A dynamic finish instance (digest slaw.md §4.3) and the termination protocol.
+// A dynamic finish instance (Guo, PhD thesis, Rice 2010, §4.5.2) and the termination protocol.
 //
 // Protocol (equivalent to SLAW's check-in/check-out with gwc/lc, see docs/finish.md for the proof):
 // `count` is the number of outstanding *counted units* of this finish. A unit is the finish's body

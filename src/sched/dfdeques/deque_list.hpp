@@ -1,4 +1,4 @@
-// DFDeques(K): the global ordered list R of deques (digest space_efficient.md §2; docs/space.md).
+// DFDeques(K): the global ordered list R of deques (Narlikar, SPAA 1999, §3.2; docs/space.md).
 //
 // R orders deques by decreasing 1DF priority, left to right (Lemma 3.1). A worker owns at most one
 // deque: its own preempted split deque (`worker::pre_`), present in R while the worker owns it. A
