@@ -14,7 +14,6 @@ namespace slaw {
 
 namespace detail {
 class runtime_impl;
-struct root_run;
 }  // namespace detail
 
 class runtime {

@@ -198,7 +198,10 @@ TEST_P(ExitPaths, NestedEarlyExitsWithThrowingTasks) {
 slaw::task<> leaf() { co_return; }
 
 slaw::task<> pusher(int n) {
-  for (int i = 0; i < n; ++i) co_await slaw::async(leaf);
+  for (int i = 0; i < n; ++i) {
+    co_await slaw::async(leaf);
+    std::this_thread::sleep_for(std::chrono::microseconds(20));  // still pushing when the scope is left
+  }
 }
 
 slaw::task<> leaves_early() {
