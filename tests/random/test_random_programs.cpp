@@ -3,11 +3,11 @@
 // work-first whatever the policy), each on 1, 2 and 8 workers, with tiny ADP bounds so that every
 // path of the runtime is taken.
 //
-// Environment (all optional):
+// Environment (all optional; a failure prints the CONFIG, SEED, FEATURES, TASKS and DEPTH that rerun it):
 //   SLAW_TEST_SCALE         programs per configuration = 1000 x scale
 //   SLAW_RANDOM_PROGRAMS    programs per configuration, overriding the scale
 //   SLAW_RANDOM_FIRST_SEED  the first seed (default 1); program i has seed FIRST_SEED + i
-//   SLAW_RANDOM_SEED        run only this seed                 } what a failure prints
+//   SLAW_RANDOM_SEED        run only this seed
 //   SLAW_RANDOM_REPEAT      run each program this many times (default 1): schedules differ per run
 //   SLAW_RANDOM_CONFIG      run only these configurations (comma-separated names, e.g. ws_hf_2w)
 //   SLAW_RANDOM_FEATURES    generator features, e.g. all,-throw,-capture (program.hpp; default all)
