@@ -1,10 +1,10 @@
 // fib N: two-way recursive Fibonacci with no cut-off, one finish per call (HJ Fig 4.5 shape).
-#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 
+#include "parse_arg.hpp"
 #include "slaw/slaw.hpp"
 
 slaw::task<long> fib(int n) {
@@ -25,17 +25,6 @@ static long fib_iterative(int n) {
     b = t;
   }
   return a;
-}
-
-// A decimal integer in [lo, hi], nothing else: no sign, no spaces, no overflow (atoi would wrap).
-static bool parse_arg(const char* s, long lo, long hi, long* out) {
-  if (!std::isdigit(static_cast<unsigned char>(*s))) return false;  // strtol would take " 5", "+5", "-5"
-  errno = 0;
-  char* end = nullptr;
-  long v = std::strtol(s, &end, 10);
-  if (errno == ERANGE || *end != '\0' || v < lo || v > hi) return false;
-  *out = v;
-  return true;
 }
 
 int main(int argc, char** argv) {

@@ -6,7 +6,6 @@
 // race-free; inside isolated, relaxed accesses suffice (the isolated mutex orders them).
 // The result is checked to be a spanning tree rooted at vertex 0.
 #include <atomic>
-#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +13,7 @@
 #include <exception>
 #include <vector>
 
+#include "parse_arg.hpp"
 #include "slaw/slaw.hpp"
 
 namespace {
@@ -94,17 +94,6 @@ const char* check_tree(int root, int* bad) {
 }
 
 }  // namespace
-
-// A decimal integer in [lo, hi], nothing else: no sign, no spaces, no overflow (atoi would wrap).
-static bool parse_arg(const char* s, long lo, long hi, long* out) {
-  if (!std::isdigit(static_cast<unsigned char>(*s))) return false;  // strtol would take " 5", "+5", "-5"
-  errno = 0;
-  char* end = nullptr;
-  long v = std::strtol(s, &end, 10);
-  if (errno == ERANGE || *end != '\0' || v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
 
 int main(int argc, char** argv) {
   side = 100;

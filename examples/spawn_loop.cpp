@@ -1,6 +1,5 @@
 // spawn_loop [N]: one finish containing a flat loop of N escaping asyncs, each writing one element
 // (out[i] = 3i + 1). Stresses spawn/complete overhead and a single wide finish; the result is checked.
-#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -8,6 +7,7 @@
 #include <exception>
 #include <vector>
 
+#include "parse_arg.hpp"
 #include "slaw/slaw.hpp"
 
 slaw::task<> work(std::uint64_t i, std::uint64_t* out) {
@@ -19,17 +19,6 @@ slaw::task<> spawn_all(std::uint64_t n, std::uint64_t* out) {
   auto f = co_await slaw::start_finish();
   for (std::uint64_t i = 0; i < n; ++i) co_await slaw::async(work, i, out);
   co_await slaw::end_finish(f);
-}
-
-// A decimal integer in [lo, hi], nothing else: no sign, no spaces, no overflow (atoi would wrap).
-static bool parse_arg(const char* s, long lo, long hi, long* out) {
-  if (!std::isdigit(static_cast<unsigned char>(*s))) return false;  // strtol would take " 5", "+5", "-5"
-  errno = 0;
-  char* end = nullptr;
-  long v = std::strtol(s, &end, 10);
-  if (errno == ERANGE || *end != '\0' || v < lo || v > hi) return false;
-  *out = v;
-  return true;
 }
 
 int main(int argc, char** argv) {
