@@ -102,7 +102,8 @@ std::coroutine_handle<> final_awaiter<T>::await_suspend(std::coroutine_handle<pr
 
 // Starts `callee`, set up as a sequential call or a finish body of `caller`: transfers to it, unless the
 // scheduler stopped this chain (a memory quota is spent, docs/space.md), which hands the call over.
-inline std::coroutine_handle<> start_call(detail::promise_base* caller, detail::promise_base& callee) noexcept {
+inline std::coroutine_handle<> start_call([[maybe_unused]] detail::promise_base* caller,
+                                          detail::promise_base& callee) noexcept {
   SLAW_SERIAL_ORDER_NOTE_CHILD(caller, &callee);
   if (detail::tls_allocator->quota_preempt_pending()) [[unlikely]] return detail::tls_worker->give_up_at_call(&callee);
   return callee.self;
