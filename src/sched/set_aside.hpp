@@ -7,6 +7,8 @@
 // Rare by construction (only waits in place steal into it), so one mutex is enough. `size_` lets the
 // hot idle loop and the parking re-check look without the lock; it is seq_cst so that the parking
 // protocol's re-check (docs/parking.md) sees a task put here before the putter's wake-up call.
+// Out of memory in put() ends the process (it runs inside a noexcept steal), as a deque that cannot
+// grow does (docs/deques.md).
 #pragma once
 
 #include <atomic>
