@@ -20,18 +20,15 @@ std::coroutine_handle<> finish_node::complete() noexcept {
   }
   return waiter;
 }
-}  // namespace detail
 
-namespace detail {
 void throw_empty_task(const char* where) {
   throw std::invalid_argument(std::string(where) +
                               ": the task is empty (default-constructed, moved from, or already awaited)");
 }
 
-void check_end_finish(const finish_scope& s) {
-  if (s.ended_) throw std::logic_error("slaw::end_finish: this finish scope has already ended");
-  if (s.frame_->cur != &s.node_)
-    throw std::logic_error("slaw::end_finish: finish scopes must end innermost first (an inner scope is still open)");
+void throw_bad_end_finish(bool already_ended) {
+  if (already_ended) throw std::logic_error("slaw::end_finish: this finish scope has already ended");
+  throw std::logic_error("slaw::end_finish: finish scopes must end innermost first (an inner scope is still open)");
 }
 
 std::coroutine_handle<> end_body(detail::promise_base& body) noexcept {
