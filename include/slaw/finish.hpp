@@ -81,10 +81,11 @@ struct end_finish_awaiter {
     if (scope->node_.has_exception()) [[unlikely]] std::rethrow_exception(scope->node_.take_exception());
   }
 };
-// Ending a scope twice, or a scope that is not the innermost open one, is a programming error. Inline:
-// two loads and a branch on every end_finish; the throw is out of line.
+// Ending a scope twice, or a scope that is not the innermost open one, is a programming error. One
+// test covers both: an ended scope has set its frame's innermost finish back to its parent. Inline, the
+// throw out of line.
 inline void check_end_finish(const finish_scope& s) noexcept(false) {
-  if (s.ended_ || s.frame_->cur != &s.node_) [[unlikely]] throw_bad_end_finish(s.ended_);
+  if (s.frame_->cur != &s.node_) [[unlikely]] throw_bad_end_finish(s.ended_);
 }
 inline end_finish_awaiter transform(detail::promise_base&, end_finish_op op, transform_tag) {
   check_end_finish(*op.scope);
