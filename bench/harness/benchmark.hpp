@@ -16,6 +16,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "slaw/slaw.hpp"
@@ -67,7 +68,24 @@ struct benchmark {
   // Parameter sets for --size test | default | large; the keys are the benchmark's parameters.
   std::map<std::string, std::string> size_test, size_default, size_large;
   std::function<std::unique_ptr<instance>(const params&)> make;
+  // Each parameter (the keys of the size sets): what it means and what it accepts, for --list.
+  std::map<std::string, std::string> params_doc;
 };
+
+// The parameter sets --size accepts, in --list's order.
+struct size_spec {
+  std::string_view name;
+  std::string_view what;
+  std::map<std::string, std::string> benchmark::*params;
+};
+inline constexpr size_spec sizes[] = {
+    {"test", "tiny instances, milliseconds a run: the oracle tests (ctest) and quick checks", &benchmark::size_test},
+    {"default", "make bench's size: a serial run takes about 1 ms to 1.5 s on a 2-core machine",
+     &benchmark::size_default},
+    {"large", "bigger instances (several times the default's work), for machines with more cores",
+     &benchmark::size_large},
+};
+const size_spec* find_size(std::string_view name);  // nullptr: no such size
 
 int register_benchmark(benchmark b);
 const std::vector<benchmark>& registry();

@@ -1,18 +1,24 @@
 // slaw-bench: runs the benchmark suite's variants side by side and records every repetition.
 //
-//   slaw-bench --list
+//   slaw-bench --help | --list [--json FILE]
 //   slaw-bench [--bench NAME[,NAME...]] [--size test|default|large] [--arg KEY=VALUE]...
 //              [--variant NAME[,NAME...]] [--workers 1,2] [--reps N] [--json FILE] [--quiet]
+//              [--progress auto|live|lines|off]
 //
-// harness/options.hpp: the command line; variants.hpp: the variant table; runner.hpp: the driver's loop
-// (a child process per configuration, variants alternating repetition by repetition); configuration.hpp:
-// one configuration in its child; record.hpp: the JSON. Exit status: 0, 1 when an oracle or a child
-// failed (the other configurations go on), 2 for a bad argument or SLAW_* setting.
+// harness/options.hpp: the command line (and --help); listing.hpp: --list; variants.hpp: the variant
+// table; runner.hpp: the driver's loop (a child process per configuration, variants alternating
+// repetition by repetition); progress.hpp: the progress on stderr; interrupt.hpp: Ctrl-C;
+// configuration.hpp: one configuration in its child; record.hpp: the JSON. Exit status: 0, 1 when an
+// oracle or a child failed (the other configurations go on), 2 for a bad argument or SLAW_* setting,
+// 128 + the signal after SIGINT or SIGTERM (what was complete is written).
 #include <cstdio>
+#include <fstream>
 #include <vector>
 
 #include "harness/benchmark.hpp"
 #include "harness/configuration.hpp"
+#include "harness/interrupt.hpp"
+#include "harness/listing.hpp"
 #include "harness/options.hpp"
 #include "harness/record.hpp"
 #include "harness/runner.hpp"
@@ -26,6 +32,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (opt.is_child()) return slawbench::run_configuration(opt);
+  if (opt.help) {
+    std::fputs(slawbench::help().c_str(), stdout);
+    return 0;
+  }
   try {
     // Checked here once, as each selected slaw row reads it (its warnings judge the row's scheduler);
     // the children read it again.
@@ -36,15 +46,32 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (opt.list) {
-    for (const auto& b : slawbench::registry()) std::printf("%-10s %s\n", b.name.c_str(), b.what.c_str());
+    std::fputs(slawbench::list_text().c_str(), stdout);
+    if (!opt.json.empty()) {
+      std::ofstream out(opt.json);
+      out << slawbench::list_json();
+      out.flush();
+      if (!out) {
+        std::fprintf(stderr, "slaw-bench: --json %s: cannot write the file\n", opt.json.c_str());
+        return 2;
+      }
+    }
     return 0;
   }
+  slawbench::install_interrupt_handlers();
   std::vector<slawbench::record> records;
-  const int status = slawbench::run_all(opt, records);
+  slawbench::interruption stopped;
+  const int status = slawbench::run_all(opt, records, stopped);
   if (status == 2) return 2;
-  if (!opt.json.empty() && !slawbench::write_json(opt.json, opt, records)) {
-    std::fprintf(stderr, "slaw-bench: --json %s: cannot write the file\n", opt.json.c_str());
-    return 2;
+  if (!opt.json.empty()) {
+    slawbench::interrupts_deferred whole_file;  // a second Ctrl-C waits for the file to be complete
+    if (!slawbench::write_json(opt.json, opt, records, stopped.signal ? &stopped : nullptr)) {
+      std::fprintf(stderr, "slaw-bench: --json %s: cannot write the file\n", opt.json.c_str());
+      return 2;
+    }
+    if (stopped.signal)
+      std::fprintf(stderr, "slaw-bench: %s holds the %zu completed configurations, marked \"interrupted\"\n",
+                   opt.json.c_str(), records.size());
   }
   return status;
 }

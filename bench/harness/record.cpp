@@ -1,5 +1,6 @@
 #include "harness/record.hpp"
 
+#include <string.h>
 #include <sys/utsname.h>
 
 #include <algorithm>
@@ -8,8 +9,6 @@
 #include <thread>
 
 namespace slawbench {
-
-namespace {
 
 std::string json_escape(const std::string& s) {
   std::string o;
@@ -23,6 +22,8 @@ std::string json_escape(const std::string& s) {
   }
   return o;
 }
+
+namespace {
 
 std::string machine_json() {
   utsname u{};
@@ -73,14 +74,28 @@ std::string record::to_json() const {
   return o.str();
 }
 
-bool write_json(const std::string& path, const options& opt, const std::vector<record>& records) {
+std::string interruption::to_json(std::size_t completed) const {
+  const char* abbrev = sigabbrev_np(signal);
+  std::ostringstream o;
+  o.precision(6);
+  o << "{\"signal\":\"" << (abbrev ? std::string("SIG") + abbrev : std::to_string(signal))
+    << "\",\"after_seconds\":" << after_seconds << ",\"benchmarks\":" << benchmarks
+    << ",\"configurations_completed\":" << completed << ",\"configurations_dropped\":" << configurations_dropped
+    << ",\"stopped_in\":{\"benchmark_index\":" << benchmark_index << ",\"bench\":\"" << json_escape(bench)
+    << "\",\"workers\":" << workers << ",\"repetitions_done\":" << repetitions_done << "}}";
+  return o.str();
+}
+
+bool write_json(const std::string& path, const options& opt, const std::vector<record>& records,
+                const interruption* stopped) {
   std::ofstream out(path);
   if (!out) return false;
   out << "{\"machine\":" << machine_json() << ",\"size\":\"" << opt.size << "\",\"reps\":" << opt.reps
-      << ",\"runs\":[\n";
+      << ",\"interrupted\":" << (stopped ? stopped->to_json(records.size()) : "null") << ",\"runs\":[\n";
   for (std::size_t i = 0; i < records.size(); ++i) out << (i ? ",\n" : "") << records[i].to_json();
   out << "\n]}\n";
-  return true;
+  out.flush();
+  return static_cast<bool>(out);
 }
 
 }  // namespace slawbench

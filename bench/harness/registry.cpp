@@ -21,6 +21,12 @@ int register_benchmark(benchmark b) {
 
 const std::vector<benchmark>& registry() { return mutable_registry(); }
 
+const size_spec* find_size(std::string_view name) {
+  for (const auto& s : sizes)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
 const std::string& params::text(const std::string& key) const {
   auto it = kv_.find(key);
   if (it == kv_.end()) throw bench_error("missing parameter '" + key + "'");

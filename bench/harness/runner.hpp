@@ -18,6 +18,11 @@
 // Each run is preceded by reset() and followed by the oracle. A failed oracle, a run that throws, and a
 // child that dies (a signal, a non-zero exit) are reported on stderr and in the record (oracle_ok false,
 // "process" saying how it ended); the other configurations go on.
+//
+// Progress goes to stderr as --progress says (progress.hpp). After SIGINT or SIGTERM (interrupt.hpp) no
+// run starts: the children are killed and reaped, and the configurations of the benchmark and worker
+// count in progress are left out (none has all its repetitions); a child that died of the same Ctrl-C
+// is not a failure.
 #pragma once
 
 #include <vector>
@@ -28,8 +33,9 @@
 namespace slawbench {
 
 // Runs every configuration `opt` selects, appending one record per configuration to `records`. Returns
-// the exit status: 0, 1 (an oracle or a process failed) or 2 (a bad --arg, a child that could not be
-// started or that rejected its parameters; the records are then incomplete and not to be written).
-int run_all(const options& opt, std::vector<record>& records);
+// the exit status: 0, 1 (an oracle or a process failed), 2 (a bad --arg, a child that could not be
+// started or that rejected its parameters; the records are then incomplete and not to be written), or
+// 128 + the signal when SIGINT or SIGTERM stopped the run, `stopped` then saying where.
+int run_all(const options& opt, std::vector<record>& records, interruption& stopped);
 
 }  // namespace slawbench

@@ -1,6 +1,7 @@
 #include "harness/subprocess.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
@@ -26,12 +27,26 @@ bool channel::send(const std::string& msg) {
   return true;
 }
 
-std::optional<std::string> channel::receive() {
+std::optional<std::string> channel::receive() { return receive(nullptr, -1); }
+
+std::optional<std::string> channel::receive(const std::function<bool()>& waiting, int period_ms) {
   auto fill = [&] {
     char tmp[4096];
     for (;;) {
+      if (waiting) {
+        pollfd p{in_, POLLIN, 0};
+        int r = ::poll(&p, 1, period_ms);
+        if (r <= 0) {  // a timeout, or EINTR (a signal)
+          if (r < 0 && errno != EINTR) return false;
+          if (!waiting()) return false;
+          continue;
+        }
+      }
       ssize_t n = ::read(in_, tmp, sizeof tmp);
-      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EINTR) {
+        if (waiting && !waiting()) return false;
+        continue;
+      }
       if (n <= 0) return false;
       buf_.append(tmp, static_cast<std::size_t>(n));
       return true;
@@ -130,11 +145,13 @@ exit_status child_process::finish() {
   return s;
 }
 
+exit_status child_process::kill() {
+  if (!status_) ::kill(pid_, SIGKILL);
+  return finish();
+}
+
 child_process::~child_process() {
-  if (!status_) {
-    ::kill(pid_, SIGKILL);
-    finish();
-  }
+  if (!status_) kill();
 }
 
 }  // namespace slawbench

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ class channel {
 
   bool send(const std::string& msg);     // false: the other side is gone
   std::optional<std::string> receive();  // nullopt: end of file (the other side closed or died)
+  // The same, calling `waiting` every `period_ms` while nothing arrives and whenever a signal interrupts
+  // the wait; nullopt also when `waiting` returns false (the driver's Ctrl-C, its live progress line).
+  std::optional<std::string> receive(const std::function<bool()>& waiting, int period_ms);
   void close_out();                      // the other side's receive() then sees end of file
   void close();
   void open(int in_fd, int out_fd) {
@@ -59,6 +63,8 @@ class child_process {
   channel& link() { return link_; }
   // Closes the link (the child sees end of file and should exit) and waits for the child.
   exit_status finish();
+  // Kills the child (SIGKILL: it may be in the middle of a long run) and waits for it.
+  exit_status kill();
 
  private:
   pid_t pid_ = -1;

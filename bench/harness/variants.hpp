@@ -18,6 +18,10 @@ enum class variant_kind { serial, slaw, tbb, omp };
 struct variant {
   std::string_view name;
   variant_kind kind;
+  std::string_view what = {};  // one line, for --list
+  // The environment variables a run of this row reads, space-separated (each explained in `environment`),
+  // but those the driver sets (`set_by_slaw_bench`).
+  std::string_view env = {};
   // slaw rows: the settings the row imposes over SLAW_* from the environment.
   slaw::policy::mode policy = slaw::policy::mode::dyn;
   slaw::scheduler_kind scheduler = slaw::scheduler_kind::ws;
@@ -32,14 +36,68 @@ struct variant {
 // Every variant, in --variant's default order (per benchmark and worker count, the order in which the
 // children run and the JSON lists them).
 inline constexpr variant variant_table[] = {
-    {.name = "serial", .kind = variant_kind::serial},
-    {.name = "slaw-wf", .kind = variant_kind::slaw, .policy = slaw::policy::mode::wf},
-    {.name = "slaw-hf", .kind = variant_kind::slaw, .policy = slaw::policy::mode::hf},
-    {.name = "slaw-dyn", .kind = variant_kind::slaw, .policy = slaw::policy::mode::dyn},
-    // DFDeques(K), K from SLAW_K (default 50000).
-    {.name = "slaw-dfd", .kind = variant_kind::slaw, .scheduler = slaw::scheduler_kind::dfdeques},
-    {.name = "tbb", .kind = variant_kind::tbb},
-    {.name = "omp", .kind = variant_kind::omp},
+    {.name = "serial",
+     .kind = variant_kind::serial,
+     .what = "the serial elision: the same algorithm as plain calls, no runtime; runs once, at 1 worker"},
+    {.name = "slaw-wf",
+     .kind = variant_kind::slaw,
+     .what = "slaw, adaptive work stealing with every spawn work-first (SLAW_POLICY=wf)",
+     .env = "SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES",
+     .policy = slaw::policy::mode::wf},
+    {.name = "slaw-hf",
+     .kind = variant_kind::slaw,
+     .what = "slaw, adaptive work stealing with every spawn help-first (SLAW_POLICY=hf)",
+     .env = "SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES",
+     .policy = slaw::policy::mode::hf},
+    {.name = "slaw-dyn",
+     .kind = variant_kind::slaw,
+     .what = "slaw, adaptive work stealing choosing work- or help-first per spawn (ADP, SLAW_POLICY=dyn)",
+     .env = "SLAW_S SLAW_F SLAW_INT SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT "
+            "SLAW_DISPLAY_PLACES",
+     .policy = slaw::policy::mode::dyn},
+    {.name = "slaw-dfd",
+     .kind = variant_kind::slaw,
+     .what = "slaw, the space-efficient DFDeques(K) scheduler (SLAW_SCHEDULER=dfdeques), K from SLAW_K",
+     .env = "SLAW_K SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES",
+     .scheduler = slaw::scheduler_kind::dfdeques},
+    {.name = "tbb",
+     .kind = variant_kind::tbb,
+     .what = "oneTBB: tbb::task_group inside a task_arena of --workers threads"},
+    {.name = "omp",
+     .kind = variant_kind::omp,
+     .what = "OpenMP (libgomp): task/taskwait inside parallel + single, omp_set_num_threads(--workers)",
+     .env = "OMP_STACKSIZE OMP_WAIT_POLICY GOMP_SPINCOUNT OMP_PROC_BIND OMP_PLACES"},
+};
+
+// The variables --workers and the row override, whatever the environment says.
+inline constexpr std::string_view set_by_slaw_bench[] = {"SLAW_WORKERS", "SLAW_POLICY", "SLAW_SCHEDULER",
+                                                         "OMP_NUM_THREADS"};
+
+// What each environment variable of a row's `env` does, for --list.
+struct environment_variable {
+  std::string_view name;
+  std::string_view what;
+};
+inline constexpr environment_variable environment[] = {
+    {"SLAW_S", "ADP stack bound: a spawn is help-first once the work-first depth reaches S"},
+    {"SLAW_F", "ADP fresh bound: a spawn is work-first while the worker holds F fresh tasks or more"},
+    {"SLAW_INT", "ADP interval: spawns between two looks at the steals from the worker"},
+    {"SLAW_K", "DFDeques: memory quota in bytes per worker between steals (>= 1024, or inf)"},
+    {"SLAW_STATS", "the runtime's counters as JSON at its end: 1 = stderr, or a file path (0 or unset: off)"},
+    {"SLAW_TRACE", "comma-separated: policy (the spawn-policy changes, in the counters JSON), timeline:PATH (a "
+                   "timeline trace, docs/tracing.md; every configuration's process writes PATH anew, so select "
+                   "one benchmark, variant and worker count)"},
+    {"SLAW_TRACE_EVENTS", "the timeline trace's buffer, in events per worker"},
+    {"SLAW_PLACES", "places (OMP_PLACES grammar, tree, flat; docs/places.md): the worker count and binding follow "
+                    "them; the scheduler does not use places yet"},
+    {"SLAW_BIND", "true|false|close|spread: bind each worker to its place's CPUs"},
+    {"SLAW_DEPLOYMENT", "a SLAW deployment file (the paper's format): workers, places, CPUs"},
+    {"SLAW_DISPLAY_PLACES", "1: print the resolved places on stderr when each runtime starts"},
+    {"OMP_STACKSIZE", "libgomp: the team threads' stack size (pdfs runs only when it fits the recursion)"},
+    {"OMP_WAIT_POLICY", "libgomp: active (spin) or passive waiting of idle threads"},
+    {"GOMP_SPINCOUNT", "libgomp: how long idle threads spin before sleeping"},
+    {"OMP_PROC_BIND", "libgomp: whether and how threads are bound to places"},
+    {"OMP_PLACES", "libgomp: the places (cores, hardware threads) threads are bound to"},
 };
 
 const variant* find_variant(std::string_view name);  // nullptr: no such row

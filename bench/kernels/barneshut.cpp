@@ -440,6 +440,7 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"n", "2000"}},
     {{"n", "20000"}},
     {{"n", "100000"}},
-    [](const slawbench::params& p) { return std::make_unique<barneshut_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<barneshut_instance>(p); },
+    {{"n", "bodies of the Plummer model, in [2, 10^7]"}}});
 
 }  // namespace

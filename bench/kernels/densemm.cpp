@@ -184,6 +184,7 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"n", "128"}},
     {{"n", "1024"}},
     {{"n", "2048"}},
-    [](const slawbench::params& p) { return std::make_unique<densemm_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<densemm_instance>(p); },
+    {{"n", "the matrices' order, a power of two in [64, 16384]"}}});
 
 }  // namespace

@@ -284,6 +284,7 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"n", "4096"}},
     {{"n", "4194304"}},
     {{"n", "8388608"}},
-    [](const slawbench::params& p) { return std::make_unique<fft_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<fft_instance>(p); },
+    {{"n", "the number of points, a power of two in [2, 2^26]"}}});
 
 }  // namespace

@@ -111,6 +111,9 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"n", "25"}, {"form", "call"}},
     {{"n", "35"}, {"form", "call"}},
     {{"n", "40"}, {"form", "call"}},
-    [](const slawbench::params& p) { return std::make_unique<fib_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<fib_instance>(p); },
+    {{"n", "the Fibonacci index, in [0, 60] (about 1.6^n tasks)"},
+     {"form", "call (a finish per call) or global (one finish for all, the leaves summed into a counter; "
+              "no tbb or omp variant)"}}});
 
 }  // namespace

@@ -150,7 +150,11 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"tasks", "1024"}, {"reps", "50"}, {"form", "flat"}},
     {{"tasks", "1024"}, {"reps", "5000"}, {"form", "flat"}},
     {{"tasks", "1024"}, {"reps", "50000"}, {"form", "flat"}},
-    [](const slawbench::params& p) { return std::make_unique<fj_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<fj_instance>(p); },
+    {{"tasks", "tasks per fork-join, in [1, 2^24]"},
+     {"reps", "fork-joins per run, in [1, 10^9]"},
+     {"form", "flat (one loop spawns every task, as fj) or rec (recursive halving, a finish per node, as "
+              "fj-rec)"}}});
 
 SLAW_BENCHMARK(slawbench::benchmark{
     "fj-rec",
@@ -158,6 +162,10 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"tasks", "1024"}, {"reps", "50"}, {"form", "rec"}},
     {{"tasks", "1024"}, {"reps", "5000"}, {"form", "rec"}},
     {{"tasks", "1024"}, {"reps", "50000"}, {"form", "rec"}},
-    [](const slawbench::params& p) { return std::make_unique<fj_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<fj_instance>(p); },
+    {{"tasks", "tasks per fork-join, in [1, 2^24]"},
+     {"reps", "fork-joins per run, in [1, 10^9]"},
+     {"form", "flat (one loop spawns every task, as fj) or rec (recursive halving, a finish per node, as "
+              "fj-rec)"}}});
 
 }  // namespace

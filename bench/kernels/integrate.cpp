@@ -154,6 +154,8 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"eps", "1e-2"}},
     {{"eps", "5e-8"}},
     {{"eps", "1e-9"}},
-    [](const slawbench::params& p) { return std::make_unique<integrate_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<integrate_instance>(p); },
+    {{"eps", "the tolerance between a node's trapezoid and its halves', in [1e-10, 1e6]; smaller means more "
+             "nodes (1e-2: 1.7M, 5e-8: 97M, 1e-9: 350M)"}}});
 
 }  // namespace

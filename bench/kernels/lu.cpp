@@ -311,6 +311,7 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"n", "256"}},
     {{"n", "1024"}},
     {{"n", "2048"}},
-    [](const slawbench::params& p) { return std::make_unique<lu_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<lu_instance>(p); },
+    {{"n", "the matrix's order, a power of two in [64, 16384] (64 x 64 blocks)"}}});
 
 }  // namespace

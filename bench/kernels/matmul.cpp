@@ -126,6 +126,7 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"n", "256"}},
     {{"n", "1024"}},
     {{"n", "2048"}},
-    [](const slawbench::params& p) { return std::make_unique<matmul_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<matmul_instance>(p); },
+    {{"n", "the matrices' order, a power of two in [64, 16384]"}}});
 
 }  // namespace

@@ -186,6 +186,7 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"n", "10"}, {"cutoff", "3"}},
     {{"n", "13"}, {"cutoff", "3"}},
     {{"n", "14"}, {"cutoff", "3"}},
-    [](const slawbench::params& p) { return std::make_unique<nqueens_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<nqueens_instance>(p); },
+    {{"n", "the board's size, in [1, 16]"}, {"cutoff", "the depth from which the search is serial, in [0, 16]"}}});
 
 }  // namespace

@@ -270,6 +270,9 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"side", "100"}, {"serial_stack", "fit"}},
     {{"side", "1000"}, {"serial_stack", "fit"}},
     {{"side", "2000"}, {"serial_stack", "fit"}},
-    [](const slawbench::params& p) { return std::make_unique<pdfs_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<pdfs_instance>(p); },
+    {{"side", "the torus's side (side^2 vertices), in [2, 10000]"},
+     {"serial_stack", "the serial elision's stack: fit (large enough for the recursion) or a size in MiB in "
+                      "[1, 65536] (too small a stack dies of SIGSEGV)"}}});
 
 }  // namespace

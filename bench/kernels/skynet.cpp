@@ -98,6 +98,7 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"tasks", "100000"}},
     {{"tasks", "1000000"}},
     {{"tasks", "10000000"}},
-    [](const slawbench::params& p) { return std::make_unique<skynet_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<skynet_instance>(p); },
+    {{"tasks", "leaves, a power of 10 in [1, 10^9] ((10 tasks - 1) / 9 tasks in all)"}}});
 
 }  // namespace

@@ -129,6 +129,9 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"n", "500"}, {"iterations", "10"}, {"blocks", "64"}},
     {{"n", "2000"}, {"iterations", "30"}, {"blocks", "64"}},
     {{"n", "2000"}, {"iterations", "100"}, {"blocks", "64"}},
-    [](const slawbench::params& p) { return std::make_unique<sor_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<sor_instance>(p); },
+    {{"n", "the grid's side, in [3, 40000]"},
+     {"iterations", "red-black sweeps per run, in [1, 10^6]"},
+     {"blocks", "row blocks (tasks) per half-step, in [1, 10^6]"}}});
 
 }  // namespace

@@ -232,6 +232,7 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"n", "1000000"}},
     {{"n", "16000000"}},
     {{"n", "50000000"}},
-    [](const slawbench::params& p) { return std::make_unique<sort_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<sort_instance>(p); },
+    {{"n", "32-bit integers to sort, in [1, 2^31]"}}});
 
 }  // namespace

@@ -96,6 +96,8 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"k", "64"}, {"reps", "100"}},
     {{"k", "1024"}, {"reps", "2000"}},
     {{"k", "1024"}, {"reps", "20000"}},
-    [](const slawbench::params& p) { return std::make_unique<spawncost_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<spawncost_instance>(p); },
+    {{"k", "tasks per finish (the parent runs one of them), in [1, 2^24]"},
+     {"reps", "finishes per run, in [1, 10^7]"}}});
 
 }  // namespace

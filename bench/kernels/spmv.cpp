@@ -208,6 +208,8 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"rows", "2000"}, {"iters", "5"}},
     {{"rows", "30000"}, {"iters", "1000"}},
     {{"rows", "300000"}, {"iters", "50"}},
-    [](const slawbench::params& p) { return std::make_unique<spmv_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<spmv_instance>(p); },
+    {{"rows", "the matrix's rows (about 5 nonzeros each), in [1, 2^26]"},
+     {"iters", "products y = A x per run, in [1, 10^6]"}}});
 
 }  // namespace

@@ -196,6 +196,7 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"tree", "T3"}},
     {{"tree", "T1"}},
     {{"tree", "T1L"}},
-    [](const slawbench::params& p) { return std::make_unique<uts_instance>(p); }});
+    [](const slawbench::params& p) { return std::make_unique<uts_instance>(p); },
+    {{"tree", "the UTS sample tree: T1 or T3 (about 4.1M nodes), T1L or T3L (about 100M)"}}});
 
 }  // namespace

@@ -36,6 +36,10 @@ CASES = {
     "reps_empty": (["--reps", ""], ["--reps ''", "expected an integer in [1, 100000]"]),
     "size_unknown": (["--size", "huge"], ["--size 'huge'", "expected test, default or large"]),
     "arg_unknown_key": (["--bench", "uts", "--arg", "side=5"], ["--arg side", "uts has no parameter 'side'", "tree"]),
+    "progress_unknown": (["--progress", "sometimes"], ["--progress 'sometimes'", "expected one of auto, live, lines, off"]),
+    "progress_empty": (["--progress", ""], ["--progress ''", "expected one of auto, live, lines, off"]),
+    "option_unknown": (["--verbose"], ["unknown argument '--verbose'", "--help"]),
+    "value_missing": (["--workers"], ["--workers needs a value", "N[,N...]"]),
 }
 
 

@@ -10,6 +10,9 @@ gives memory at 2 workers: slaw's process-wide peak of frames + user memory for 
 the peak RSS of every variant. A third, the space comparison, gives the peak RSS of uts and pdfs per
 variant at 1 and 2 workers next to the serial elision's.
 
+A run stopped by Ctrl-C (the JSON's "interrupted") is reported as such above the tables, which then
+hold the configurations it completed.
+
 Peak RSS is peak_rss_kb of the JSON: slaw-bench runs each configuration (benchmark, variant, workers)
 in a process of its own and reports the largest, over the repetitions, of that process's resident peak
 during a run (the instance's inputs included), so a figure carries nothing from other configurations.
@@ -44,6 +47,17 @@ def index(runs):
         if not r["oracle_ok"]:
             failed.append(f'{r["bench"]} {r["variant"]} w={r["workers"]}: {r["oracle"]}')
     return table, memory, failed
+
+
+def interruption(data):
+    """One line saying where a run stopped by Ctrl-C was (slaw-bench's "interrupted"), or None."""
+    i = data.get("interrupted")
+    if not i:
+        return None
+    at = i.get("stopped_in", {})
+    return (f'INTERRUPTED by {i.get("signal")} after {i.get("after_seconds", 0):.0f} s, in benchmark '
+            f'{at.get("benchmark_index")} of {i.get("benchmarks")} ({at.get("bench")} w={at.get("workers")}): '
+            f'partial results, {i.get("configurations_completed")} configurations completed')
 
 
 def fmt(x, digits=2):
@@ -164,12 +178,17 @@ def main():
     space = space_markdown(memory)
     if space:
         md += "\n\n" + space
+    stopped = interruption(data)
+    if stopped:
+        print(stopped + "\n")
     print(md)
     if failed:
         print("\nORACLE FAILURES:\n" + "\n".join(failed))
     if a.md:
         with open(a.md, "w") as f:
             f.write(f"# slaw-bench results ({data.get('size')}, {data.get('reps')} repetitions, medians)\n\n")
+            if stopped:
+                f.write(f"**{stopped}**\n\n")
             f.write(f"machine: `{json.dumps(data.get('machine'))}`\n\n{md}\n")
             if failed:
                 f.write("\nOracle failures:\n\n" + "\n".join("- " + x for x in failed) + "\n")

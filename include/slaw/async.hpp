@@ -4,10 +4,14 @@
 //   co_await slaw::async(&a, fib, n - 1);          // result delivered into *(&a) before the IEF ends
 //   co_await slaw::async(slaw::hf, work, i);       // schedule clause: slaw::wf | slaw::hf | slaw::dyn
 //   co_await slaw::async(fib(n - 1));              // an already-made task, result discarded
+//   co_await slaw::async(slaw::named("kernel"), slaw::hf, &x, kernel, i);   // clauses in any order
 //
-// Schedule clauses (SLAW, Guo et al., IPDPS 2010, §II-B): `dyn` (default) lets ADP(S,F,INT) choose; `wf` runs the child
-// now and leaves the caller's continuation stealable, except when this worker's work-first depth has
-// reached S (the hard stack bound wins); `hf` queues the child and continues the caller.
+// Clauses come first, in any order, each kind at most once (a repeated kind does not compile):
+// * schedule (SLAW, Guo et al., IPDPS 2010, §II-B): `dyn` (default) lets ADP(S,F,INT) choose; `wf` runs
+//   the child now and leaves the caller's continuation stealable, except when this worker's work-first
+//   depth has reached S (the hard stack bound wins); `hf` queues the child and continues the caller.
+// * name: `slaw::named("kernel")`, the task's name in timeline traces (docs/tracing.md); the string
+//   must outlive the runtime (a literal). It costs nothing when no trace is recorded.
 #pragma once
 
 #include <functional>
@@ -24,21 +28,84 @@ inline constexpr schedule_clause dyn{policy::schedule::dyn};
 inline constexpr schedule_clause wf{policy::schedule::wf};
 inline constexpr schedule_clause hf{policy::schedule::hf};
 
+struct name_clause {
+  const char* value;
+};
+constexpr name_clause named(const char* name) noexcept { return {name}; }
+
 namespace detail {
 
-template <class T>
+// A spawn's name, held only where a name clause was written: unnamed spawns carry and store nothing.
+template <bool Named>
+struct spawn_name {
+  static constexpr const char* get() noexcept { return nullptr; }
+};
+template <>
+struct spawn_name<true> {
+  const char* value;
+  const char* get() const noexcept { return value; }
+};
+
+// The clauses of one async, collected at compile time; `Seen` has one bit per clause kind given. A new
+// kind of clause is a struct, a bit here, a `clause_kind` specialisation (how it sets the collected
+// clauses), a field in spawn_clauses and a line in `widen`.
+inline constexpr unsigned schedule_clause_bit = 1, name_clause_bit = 2;
+
+template <unsigned Seen>
+struct spawn_clauses {
+  static constexpr bool named = (Seen & name_clause_bit) != 0;
+  policy::schedule schedule = policy::schedule::dyn;
+  [[no_unique_address]] spawn_name<named> name{};
+};
+
+template <unsigned To, unsigned From>
+spawn_clauses<To> widen(const spawn_clauses<From>& c) noexcept {
+  spawn_clauses<To> r;
+  r.schedule = c.schedule;
+  if constexpr (spawn_clauses<From>::named) r.name = c.name;
+  return r;
+}
+
+template <class C>
+struct clause_kind {
+  static constexpr unsigned bit = 0;  // not a clause: the spawn's slot, task or callable begins here
+};
+template <>
+struct clause_kind<schedule_clause> {
+  static constexpr unsigned bit = schedule_clause_bit;
+  template <unsigned S>
+  static spawn_clauses<S | bit> add(const spawn_clauses<S>& c, schedule_clause x) noexcept {
+    auto r = widen<S | bit>(c);
+    r.schedule = x.value;
+    return r;
+  }
+};
+template <>
+struct clause_kind<name_clause> {
+  static constexpr unsigned bit = name_clause_bit;
+  template <unsigned S>
+  static spawn_clauses<S | bit> add(const spawn_clauses<S>& c, name_clause x) noexcept {
+    auto r = widen<S | bit>(c);
+    r.name.value = x.value;
+    return r;
+  }
+};
+
+template <class T, bool Named = false>
 struct async_op {
   task<T> child;
   std::conditional_t<std::is_void_v<T>, void*, T*> slot;
   policy::schedule clause;
+  [[no_unique_address]] spawn_name<Named> name;
 };
 
-template <class T>
+template <class T, bool Named>
 struct spawn_awaiter {
   detail::promise_base* parent;
   promise<T>* child;
   decltype(async_op<T>::slot) slot;
   policy::schedule clause;
+  [[no_unique_address]] spawn_name<Named> name;
 
   bool await_ready() noexcept {
     detail::worker* w = detail::tls_worker;
@@ -54,6 +121,7 @@ struct spawn_awaiter {
     if (w->choose(clause) == policy::spawn_policy::hf) {
       child->kind = detail::task_kind::queued;
       f->add_unit();
+      if (w->tracing()) [[unlikely]] w->trace_queued(child, name.get());  // before a thief can see it
       w->push_fresh(child);
       return true;
     }
@@ -64,6 +132,7 @@ struct spawn_awaiter {
     // touch nothing of it afterwards.
     promise<T>* c = child;
     detail::worker* w = detail::tls_worker;
+    if (w->tracing()) [[unlikely]] w->trace_work_first(c, name.get());
     if (w->preempt_pending()) [[unlikely]] return w->give_up_at_spawn(parent, c);  // a memory quota is spent
     std::coroutine_handle<> run = c->self;
     w->push_preempted(c);
@@ -72,10 +141,10 @@ struct spawn_awaiter {
   void await_resume() const noexcept {}
 };
 
-template <class T>
-spawn_awaiter<T> transform(detail::promise_base& parent, async_op<T>&& op, transform_tag) {
+template <class T, bool Named>
+spawn_awaiter<T, Named> transform(detail::promise_base& parent, async_op<T, Named>&& op, transform_tag) {
   if (!op.child) throw_empty_task("slaw::async");
-  return spawn_awaiter<T>{&parent, &op.child.release().promise(), op.slot, op.clause};
+  return spawn_awaiter<T, Named>{&parent, &op.child.release().promise(), op.slot, op.clause, op.name};
 }
 
 // A callable object with state (a lambda with captures, a std::function) is owned by the task it
@@ -104,34 +173,36 @@ auto invoke_spawned(F&& f, A&&... a) {
   }
 }
 
-template <class T>
-async_op<T> make_async(policy::schedule c, std::conditional_t<std::is_void_v<T>, void*, T*> slot, task<T>&& t) {
-  return async_op<T>{std::move(t), slot, c};
+// The operation `co_await` takes: the task, its slot and the clauses.
+template <class T, unsigned S>
+async_op<T, spawn_clauses<S>::named> make_async(const spawn_clauses<S>& c,
+                                                std::conditional_t<std::is_void_v<T>, void*, T*> slot, task<T>&& t) {
+  return {std::move(t), slot, c.schedule, c.name};
 }
 
-template <class F, class... A>
+template <unsigned S, class F, class... A>
   requires std::is_invocable_v<F, A...> && is_task<std::invoke_result_t<F, A...>>::value
-auto make_async_call(policy::schedule c, F&& f, A&&... a) {
+auto make_async_call(const spawn_clauses<S>& c, F&& f, A&&... a) {
   using R = typename std::invoke_result_t<F, A...>::value_type;
   return make_async<R>(c, nullptr, invoke_spawned(std::forward<F>(f), std::forward<A>(a)...));
 }
 
-template <class S, class F, class... A>
-  requires(!std::is_function_v<S>) && std::is_invocable_v<F, A...> && is_task<std::invoke_result_t<F, A...>>::value
-auto make_async_slot(policy::schedule c, S* slot, F&& f, A&&... a) {
+template <unsigned S, class Slot, class F, class... A>
+  requires(!std::is_function_v<Slot>) && std::is_invocable_v<F, A...> && is_task<std::invoke_result_t<F, A...>>::value
+auto make_async_slot(const spawn_clauses<S>& c, Slot* slot, F&& f, A&&... a) {
   using R = typename std::invoke_result_t<F, A...>::value_type;
-  static_assert(std::is_same_v<S, R>, "slaw::async: the result slot must have the task's value type");
-  return async_op<R>{invoke_spawned(std::forward<F>(f), std::forward<A>(a)...), slot, c};
+  static_assert(std::is_same_v<Slot, R>, "slaw::async: the result slot must have the task's value type");
+  return make_async<R>(c, slot, invoke_spawned(std::forward<F>(f), std::forward<A>(a)...));
 }
 
-template <class S, class R>
-async_op<R> make_async_slot_task(policy::schedule c, S* slot, task<R>&& t) {
-  static_assert(std::is_same_v<S, R>, "slaw::async: the result slot must have the task's value type");
-  return async_op<R>{std::move(t), slot, c};
+template <unsigned S, class Slot, class R>
+auto make_async_slot_task(const spawn_clauses<S>& c, Slot* slot, task<R>&& t) {
+  static_assert(std::is_same_v<Slot, R>, "slaw::async: the result slot must have the task's value type");
+  return make_async<R>(c, slot, std::move(t));
 }
 
-template <class A0, class... Rest>
-auto dispatch(policy::schedule c, A0&& a0, Rest&&... rest) {
+template <unsigned S, class A0, class... Rest>
+auto dispatch(const spawn_clauses<S>& c, A0&& a0, Rest&&... rest) {
   using D0 = std::remove_cvref_t<A0>;
   if constexpr (is_task<D0>::value && sizeof...(Rest) == 0) {
     return make_async(c, nullptr, std::move(a0));
@@ -146,16 +217,25 @@ auto dispatch(policy::schedule c, A0&& a0, Rest&&... rest) {
   }
 }
 
+// Takes the leading clauses one by one, then hands the rest to dispatch.
+template <unsigned S, class A0, class... A>
+auto collect(const spawn_clauses<S>& c, A0&& a0, A&&... a) {
+  using kind = clause_kind<std::remove_cvref_t<A0>>;
+  if constexpr (kind::bit != 0) {
+    static_assert((S & kind::bit) == 0, "slaw::async: a clause of the same kind is given twice");
+    static_assert(sizeof...(A) > 0, "slaw::async: the clauses must be followed by a task or a function");
+    if constexpr (sizeof...(A) > 0) return collect(kind::add(c, a0), std::forward<A>(a)...);
+  } else {
+    return dispatch(c, std::forward<A0>(a0), std::forward<A>(a)...);
+  }
+}
+
 }  // namespace detail
 
-// async([clause,] [T* slot,] task)  or  async([clause,] [T* slot,] callable, args...)
+// async([clauses...,] [T* slot,] task)  or  async([clauses...,] [T* slot,] callable, args...)
 template <class A0, class... A>
 auto async(A0&& a0, A&&... a) {
-  if constexpr (std::is_same_v<std::remove_cvref_t<A0>, schedule_clause>) {
-    return detail::dispatch(a0.value, std::forward<A>(a)...);
-  } else {
-    return detail::dispatch(policy::schedule::dyn, std::forward<A0>(a0), std::forward<A>(a)...);
-  }
+  return detail::collect(detail::spawn_clauses<0>{}, std::forward<A0>(a0), std::forward<A>(a)...);
 }
 
 }  // namespace slaw

@@ -5,12 +5,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "slaw/export.hpp"
 #include "slaw/policy/adp.hpp"
 
 namespace slaw {
 
 // Thrown for a bad configuration value; the message names the setting and the accepted values.
-class config_error : public std::invalid_argument {
+class SLAW_EXPORT config_error : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
@@ -24,7 +25,7 @@ enum class scheduler_kind : std::uint8_t { ws, dfdeques };
 inline constexpr std::uint64_t quota_infinite = ~std::uint64_t{0};
 inline constexpr std::uint64_t min_quota = 1024;
 
-struct config {
+struct SLAW_EXPORT config {
   unsigned workers = 0;                         // 0 = one per hardware thread
   policy::mode policy = policy::mode::dyn;      // dyn | wf | hf
   policy::adp_params adp{};                     // S, F, INT, steal threshold
@@ -35,11 +36,28 @@ struct config {
   scheduler_kind scheduler = scheduler_kind::ws;
   std::uint64_t quota = 50'000;                 // DFDeques K in bytes (the paper's value); quota_infinite = no quota
   std::size_t policy_trace = 0;                 // record up to this many spawn-decision changes per worker
+  // Timeline trace (docs/tracing.md): written as Chrome/Perfetto JSON to this path when the runtime
+  // ends (opened, and truncated, when it is built); empty = off. Each worker records into a buffer of
+  // `timeline_events` events allocated when the runtime is built; events past it are counted, not kept.
+  std::string timeline_path;
+  std::size_t timeline_events = std::size_t{1} << 20;
+  // Places (docs/places.md), resolved against the machine (hwloc) when the runtime is built.
+  // places: OpenMP's OMP_PLACES grammar plus `tree` and `flat`; empty = flat (one place, no hwloc).
+  // bind: true|false|close|spread (as OMP_PROC_BIND); empty = unbound. deployment_file: SLAW's own
+  // deployment file ("16 8" / "0 @ 0 -> 0 4"); empty = none. display_places: print the resolved
+  // deployment on stderr when the runtime is built.
+  std::string places;
+  std::string bind;
+  std::string deployment_file;
+  bool display_places = false;
 
   // Reads SLAW_WORKERS, SLAW_POLICY (wf|hf|dyn), SLAW_S, SLAW_F, SLAW_INT, SLAW_STATS (unset or 0 = off,
   // 1 = stderr, otherwise a file path; true/false/yes/no/on/off and other numbers are errors: write
   // ./true for a file of that name), SLAW_SCHEDULER (ws|dfdeques), SLAW_K (bytes >= 1024, or inf),
-  // SLAW_TRACE (policy: record up to 100000 spawn-decision changes per worker, in the counters JSON).
+  // SLAW_TRACE (comma-separated items, each at most once: `policy` records up to 100000 spawn-decision
+  // changes per worker in the counters JSON; `timeline:PATH` writes a timeline trace to PATH, which
+  // cannot contain a comma; `0` or empty alone: none), SLAW_TRACE_EVENTS (timeline events per worker,
+  // 16 .. 2^32), SLAW_PLACES, SLAW_BIND, SLAW_DEPLOYMENT, SLAW_DISPLAY_PLACES (0|1) (docs/places.md).
   // Unset variables keep the defaults of `base`.
   // Throws config_error for a bad value. Warns on stderr, once per process and setting, about unknown
   // SLAW_* variables (a misspelling; SLAW_TEST_* excepted) and about settings the chosen scheduler or
@@ -51,7 +69,7 @@ struct config {
   void validate() const;
 };
 
-const char* to_string(policy::mode m) noexcept;
-const char* to_string(scheduler_kind s) noexcept;
+SLAW_EXPORT const char* to_string(policy::mode m) noexcept;
+SLAW_EXPORT const char* to_string(scheduler_kind s) noexcept;
 
 }  // namespace slaw

@@ -13,6 +13,7 @@
 // destroyed, running other tasks on this thread meanwhile; its tasks' exceptions are then dropped.
 #pragma once
 
+#include "slaw/export.hpp"
 #include "slaw/task.hpp"
 
 namespace slaw {
@@ -22,10 +23,10 @@ namespace detail {
 struct start_finish_awaiter;
 struct end_finish_awaiter;
 void check_end_finish(const finish_scope& s) noexcept(false);
-[[noreturn]] void throw_bad_end_finish(bool already_ended);
+[[noreturn]] SLAW_EXPORT void throw_bad_end_finish(bool already_ended);
 }  // namespace detail
 
-class finish_scope {
+class SLAW_EXPORT finish_scope {
  public:
   finish_scope(const finish_scope&) = delete;
   finish_scope& operator=(const finish_scope&) = delete;
@@ -72,8 +73,9 @@ struct end_finish_awaiter {
   bool await_ready() const noexcept {
     return scope->node_.only_body_left();
   }
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<> h) const noexcept {
-    return detail::tls_worker->suspend_at_end(&scope->node_, h);
+  template <class P>
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) const noexcept {
+    return detail::tls_worker->suspend_at_end(&scope->node_, &h.promise());
   }
   void await_resume() const {
     scope->ended_ = true;

@@ -5,12 +5,14 @@
 #include <mutex>
 #include <utility>
 
+#include "slaw/export.hpp"
+
 namespace slaw {
 
 namespace detail {
-std::mutex& isolated_mutex() noexcept;
+SLAW_EXPORT std::mutex& isolated_mutex() noexcept;
 // Whether this thread is inside an isolated block (the body does not suspend, so the thread is the task's).
-inline thread_local bool in_isolated = false;
+SLAW_EXPORT inline thread_local bool in_isolated = false;
 }  // namespace detail
 
 // Nested isolated blocks are allowed (as in HJ): an inner block runs inside the outer one, which

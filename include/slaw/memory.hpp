@@ -24,6 +24,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "slaw/export.hpp"
 #include "slaw/task.hpp"
 
 namespace slaw {
@@ -32,14 +33,14 @@ inline constexpr std::size_t max_user_align = 16;
 
 // Throws std::bad_alloc if the memory cannot be had (also for sizes near SIZE_MAX, e.g. a negative
 // length converted to size_t).
-void* allocate(std::size_t bytes);
-void deallocate(void* p, std::size_t bytes) noexcept;
+SLAW_EXPORT void* allocate(std::size_t bytes);
+SLAW_EXPORT void deallocate(void* p, std::size_t bytes) noexcept;
 
 // co_await slaw::reserve(bytes): see above. A reservation is consumed by the allocations that follow
 // it on the same worker, or dropped at the worker's next steal. Under DFDeques, a size no allocation
 // could satisfy (more than the machine's memory, RLIMIT_AS or the address space) throws std::bad_alloc
 // at once, before any dummy task runs.
-task<void> reserve(std::size_t bytes);
+SLAW_EXPORT task<void> reserve(std::size_t bytes);
 
 namespace detail {
 // n * sizeof(T), or std::bad_array_new_length if that overflows.

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "slaw/config.hpp"
+#include "slaw/export.hpp"
 #include "slaw/stats.hpp"
 #include "slaw/task.hpp"
 
@@ -16,7 +17,7 @@ namespace detail {
 class runtime_impl;
 }  // namespace detail
 
-class runtime {
+class SLAW_EXPORT runtime {
  public:
   explicit runtime(config cfg = config::from_env());
   ~runtime();

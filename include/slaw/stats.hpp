@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "slaw/export.hpp"
+
 namespace slaw {
 
 // Each counter is defined in one sentence in docs/counters.md; the list is include/slaw/counters.def.
@@ -24,29 +26,30 @@ struct worker_stats {
   std::vector<decision_change> policy_trace;
 };
 
-struct runtime_stats {
+struct SLAW_EXPORT runtime_stats {
   std::vector<worker_stats> workers;
   worker_stats total;  // sums; maxima for max_* and quota_max_used; per-worker peaks summed (an upper bound)
   // Process-wide figures (all runtimes and threads; exact to within `gauge_error_bytes`/`_tasks`):
   std::int64_t memory_live = 0, memory_peak = 0;    // frames + user memory
   std::int64_t active_tasks = 0, active_tasks_peak = 0;  // spawned and not finished
   std::int64_t gauge_error_bytes = 0, gauge_error_tasks = 0;
-  // DFDeques only.
   std::string scheduler = "ws";
+  std::string places_json;  // the resolved deployment: places, their CPUs, workers and binding (a JSON object)
+  // DFDeques only.
   std::uint64_t quota = 0;  // K; 0 = infinite
   std::uint64_t dfd_steals = 0, dfd_failed_attempts = 0, dfd_giveups = 0, dfd_deletions = 0, dfd_max_deques = 0;
   std::string to_json() const;
 };
 
-worker_stats sum_stats(const std::vector<worker_stats>& ws);
+SLAW_EXPORT worker_stats sum_stats(const std::vector<worker_stats>& ws);
 
 struct config;
 // Writes `s.to_json()` as configured: to stderr, or to the file (truncated by the first runtime of the
 // process that uses it, appended to by later ones: one JSON object per line).
-void write_stats(const runtime_stats& s, const config& cfg);
+SLAW_EXPORT void write_stats(const runtime_stats& s, const config& cfg);
 // Called when a runtime is built: with stats_output::file, opens the file (truncating it if this is
 // the process's first runtime to use it), so that a bad path fails now and not silently at exit.
 // Throws config_error naming the path and the reason.
-void open_stats_output(const config& cfg);
+SLAW_EXPORT void open_stats_output(const config& cfg);
 
 }  // namespace slaw

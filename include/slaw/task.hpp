@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "slaw/detail/serial_order.hpp"
+#include "slaw/export.hpp"
 #include "slaw/detail/worker.hpp"
 
 namespace slaw {
@@ -89,7 +90,7 @@ struct promise : detail::promise_base, promise_storage<T> {
 };
 
 // The end of a finish body (lambda form): end the finish, then resume the frame that opened it.
-std::coroutine_handle<> end_body(detail::promise_base& body) noexcept;
+SLAW_EXPORT std::coroutine_handle<> end_body(detail::promise_base& body) noexcept;
 
 template <class T>
 std::coroutine_handle<> final_awaiter<T>::await_suspend(std::coroutine_handle<promise<T>> h) noexcept {
@@ -182,7 +183,7 @@ task<T> promise<T>::get_return_object() noexcept {
 }
 
 // A default-constructed or moved-from task has no frame: using it is a programming error.
-[[noreturn]] void throw_empty_task(const char* where);
+[[noreturn]] SLAW_EXPORT void throw_empty_task(const char* where);
 
 template <class T>
 call_awaiter<T> transform(detail::promise_base& caller, task<T>&& t, transform_tag) {

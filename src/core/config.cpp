@@ -1,5 +1,7 @@
 #include "slaw/config.hpp"
 
+#include "places/settings.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -19,7 +21,10 @@ namespace {
 constexpr unsigned max_workers = 4096;
 
 constexpr const char* known_vars[] = {"SLAW_WORKERS", "SLAW_POLICY", "SLAW_S",     "SLAW_F",    "SLAW_INT",
-                                      "SLAW_STATS",   "SLAW_SCHEDULER", "SLAW_K", "SLAW_TRACE"};
+                                      "SLAW_STATS",   "SLAW_SCHEDULER", "SLAW_K", "SLAW_TRACE", "SLAW_TRACE_EVENTS",
+                                      "SLAW_PLACES",  "SLAW_BIND",      "SLAW_DEPLOYMENT", "SLAW_DISPLAY_PLACES"};
+constexpr std::size_t min_timeline_events = 16;  // room for a few events and the buffer-full marker
+constexpr std::size_t max_timeline_events = std::size_t{1} << 32;
 
 // Each warning once per process: from_env may run for every runtime.
 void warn_once(const std::string& msg) {
@@ -73,6 +78,8 @@ void warn_inapplicable(const config& c) {
     return v ? std::string(n) + "=" + v : std::string();
   };
   std::string s;
+  if (c.timeline_path.empty() && !(s = setting("SLAW_TRACE_EVENTS")).empty())
+    warn_once(s + " is ignored: it sizes the timeline trace, and SLAW_TRACE has no timeline:PATH item");
   if (c.scheduler == scheduler_kind::ws) {
     if (!(s = setting("SLAW_K")).empty())
       warn_once(s + " is ignored: it applies to SLAW_SCHEDULER=dfdeques, the scheduler is ws");
@@ -91,6 +98,41 @@ bool iequals(const char* a, const char* b) {
   for (; *a && *b; ++a, ++b)
     if (std::tolower(static_cast<unsigned char>(*a)) != std::tolower(static_cast<unsigned char>(*b))) return false;
   return *a == *b;
+}
+
+// SLAW_TRACE: comma-separated items, each at most once. A path cannot hold a comma: the split is
+// plain, so that `policy,timeline:t.json` and `timeline:t.json,policy` mean the same.
+void parse_trace(const char* v, config& c) {
+  static constexpr const char* accepted =
+      "expected comma-separated items, each at most once: policy, timeline:PATH (a file path without commas); "
+      "or 0 (or empty) alone for none";
+  const std::string all(v);
+  auto bad = [&](const std::string& why) { return config_error("SLAW_TRACE='" + all + "': " + why + "; " + accepted); };
+  c.policy_trace = 0;
+  c.timeline_path.clear();
+  if (all.empty() || all == "0") return;
+  bool policy = false, timeline = false;
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t comma = all.find(',', at);
+    const std::string item = all.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    if (item == "policy") {
+      if (policy) throw bad("'policy' given twice");
+      policy = true;
+      c.policy_trace = 100000;
+    } else if (item.rfind("timeline", 0) == 0 && (item.size() == 8 || item[8] == ':')) {
+      if (timeline) throw bad("'timeline' given twice");
+      timeline = true;
+      if (item.size() <= 9) throw bad("'" + item + "' has no path (write timeline:PATH)");
+      c.timeline_path = item.substr(9);
+    } else if (item.empty()) {
+      throw bad("an empty item");
+    } else {
+      throw bad("unknown item '" + item + "'");
+    }
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
 }
 
 unsigned long long parse_uint(const char* name, const char* value, unsigned long long lo, unsigned long long hi) {
@@ -146,11 +188,10 @@ config config::from_env(config c) {
       }
     }
   }
-  if (const char* v = std::getenv("SLAW_TRACE")) {
-    if (!std::strcmp(v, "policy")) c.policy_trace = 100000;
-    else if (!std::strcmp(v, "") || !std::strcmp(v, "0")) c.policy_trace = 0;
-    else throw config_error(std::string("SLAW_TRACE='") + v + "': expected policy, or 0 for none");
-  }
+  if (const char* v = std::getenv("SLAW_TRACE")) parse_trace(v, c);
+  if (const char* v = std::getenv("SLAW_TRACE_EVENTS"))
+    c.timeline_events = static_cast<std::size_t>(
+        parse_uint("SLAW_TRACE_EVENTS", v, min_timeline_events, max_timeline_events));
   if (const char* v = std::getenv("SLAW_STATS")) {
     static constexpr const char* accepted = "expected 0 (off), 1 (JSON on stderr) or a file path";
     if (!*v) throw config_error(std::string("SLAW_STATS='': ") + accepted);
@@ -167,6 +208,11 @@ config config::from_env(config c) {
       c.stats = stats_output::file;
       c.stats_path = v;
     }
+  }
+  {
+    places::settings p{c.places, c.bind, c.deployment_file, c.display_places, c.workers};
+    p = places::settings_from_env(p);  // throws config_error naming the variable
+    c.places = p.places, c.bind = p.bind, c.deployment_file = p.deployment_file, c.display_places = p.display;
   }
   c.validate();
   warn_unknown_vars();
@@ -186,6 +232,10 @@ void config::validate() const {
                        " or quota_infinite");
   if (spin_rounds == 0) throw config_error("spin_rounds=0: expected an integer >= 1");
   if (stats == stats_output::file && stats_path.empty()) throw config_error("stats file path is empty");
+  places::check(places::settings{places, bind, deployment_file, display_places, workers});
+  if (timeline_events < min_timeline_events || timeline_events > max_timeline_events)
+    throw config_error("timeline_events=" + std::to_string(timeline_events) + ": expected events per worker in [" +
+                       std::to_string(min_timeline_events) + ", " + std::to_string(max_timeline_events) + "]");
 }
 
 }  // namespace slaw

@@ -18,7 +18,7 @@ std::coroutine_handle<> finish_node::complete() noexcept {
     futex_wake(&ext->done, 1);
     return std::noop_coroutine();
   }
-  return waiter;
+  return waiter->self;
 }
 
 void throw_empty_task(const char* where) {
@@ -35,7 +35,7 @@ std::coroutine_handle<> end_body(detail::promise_base& body) noexcept {
   detail::finish_node* f = body.join;
   detail::promise_base* opener = body.parent;
   if (f->only_body_left()) return opener->self;
-  return detail::tls_worker->suspend_at_end(f, opener->self);
+  return detail::tls_worker->suspend_at_end(f, opener);
 }
 }  // namespace detail
 

@@ -26,6 +26,7 @@ std::coroutine_handle<> worker::complete_spawned_slow(promise_base* p) noexcept 
         task_ends();
         if (pre_.head() == head_before) ++base_;  // taken by advancing tail: keep depth = head - base
         promise_base* par = p->parent;
+        if (tl_) [[unlikely]] trace_resumed(par);
         p->self.destroy();
         return par->self;
       }
@@ -50,7 +51,11 @@ std::coroutine_handle<> worker::complete_queued(promise_base* p) noexcept {
   bool root = p->parent == nullptr;
   p->self.destroy();
   std::coroutine_handle<> next = f->arrive();
-  if (is_noop(next) && !root) c_.context_switches.bump();
+  if (is_noop(next)) {
+    if (!root) c_.context_switches.bump();
+  } else if (tl_) [[unlikely]] {
+    trace_resumed(f->waiter);  // we ended its last unit: the waiter's frame (and f in it) is live until resumed
+  }
   return next;
 }
 
@@ -70,10 +75,10 @@ void worker::detach_bottom() noexcept {
   pre_.push(reinterpret_cast<split_deque::entry>(detach_entry(e)) | parent_tag);
 }
 
-std::coroutine_handle<> worker::suspend_at_end(finish_node* f, std::coroutine_handle<> h) noexcept {
-  f->waiter = h;
+std::coroutine_handle<> worker::suspend_at_end(finish_node* f, promise_base* waiter) noexcept {
+  f->waiter = waiter;
   sync_mirrors();
-  detach_bottom();  // before the release below: afterwards `h` may run anywhere
+  detach_bottom();  // before the release below: afterwards the waiter may run anywhere
   std::coroutine_handle<> next = f->arrive();
   if (is_noop(next)) c_.context_switches.bump();
   return next;
@@ -88,6 +93,7 @@ std::coroutine_handle<> worker::suspend_at_end(finish_node* f, std::coroutine_ha
 // queue; the space-efficient variant: left in its ordered list). No injected roots.
 void worker::wait_in_place(finish_node* f) noexcept {
   detach_bottom();  // our chain stops here for a while: no untagged entry of it may stay behind (W1)
+  const char* waiting_task = tl_ ? trace_wait_begins() : nullptr;
   void* anchor = sched_->begin_wait(*this, f);
   unsigned idle_rounds = 0;
   while (!f->units_left_only_body()) {
@@ -111,6 +117,7 @@ void worker::wait_in_place(finish_node* f) noexcept {
   }
   sched_->end_wait(*this, anchor);
   begin_strand();
+  if (tl_) trace_wait_ends(waiting_task);
 }
 
 }  // namespace slaw::detail

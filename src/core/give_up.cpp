@@ -2,6 +2,7 @@
 // the scheduler, which asked for them through the allocator's preempt flag.
 #include "core/scheduler.hpp"
 #include "slaw/detail/worker.hpp"
+#include "trace/timeline_recorder.hpp"
 
 namespace slaw::detail {
 
@@ -24,6 +25,7 @@ std::coroutine_handle<> worker::give_up(split_deque::entry below, split_deque::e
 // child becomes a counted (queued) task above its parent's continuation; it pays for its own frame.
 std::coroutine_handle<> worker::give_up_at_spawn(promise_base* parent, promise_base* child) noexcept {
   c_.spawns_wf.bump();  // a work-first spawn all the same; its child is started elsewhere
+  if (tl_) trace_give_up(give_up_at::spawn);
   child->kind = task_kind::queued;
   child->join->add_unit();
   child->start_charge = static_cast<std::uint32_t>(alloc_->quota_take_deferred());
@@ -32,11 +34,13 @@ std::coroutine_handle<> worker::give_up_at_spawn(promise_base* parent, promise_b
 }
 
 std::coroutine_handle<> worker::give_up_at_call(promise_base* callee) noexcept {
+  if (tl_) trace_give_up(give_up_at::call);
   callee->start_charge = static_cast<std::uint32_t>(alloc_->quota_take_deferred());
   return give_up(split_deque::none, reinterpret_cast<split_deque::entry>(callee) | start_tag);
 }
 
 std::coroutine_handle<> worker::give_up_here(promise_base* self) noexcept {
+  if (tl_) trace_give_up(give_up_at::reserve);
   (void)alloc_->quota_take_deferred();  // a frame made and not yet started: nobody starts it from here
   return give_up(split_deque::none, reinterpret_cast<split_deque::entry>(self) | parent_tag);
 }

@@ -17,6 +17,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "slaw/policy/idle.hpp"
+
 namespace slaw::detail {
 
 void futex_wait(std::atomic<std::uint32_t>* addr, std::uint32_t expected, long timeout_ns) noexcept;  // <0: none
@@ -43,7 +45,8 @@ struct parking_lot {
   }
   // Work was exposed at a thief's request or handed over: the requester may have gone to sleep since.
   void wake_if_nobody_searches() noexcept {
-    if (sleepers.load(std::memory_order_seq_cst) > 0 && searching.load(std::memory_order_seq_cst) == 0) wake_one();
+    if (policy::wake_on_exposed(sleepers.load(std::memory_order_seq_cst), searching.load(std::memory_order_seq_cst)))
+      wake_one();
   }
 
   // ---- searcher and sleeper half ----
@@ -57,7 +60,7 @@ struct parking_lot {
   void found_work() noexcept {
     std::uint32_t before = searching.fetch_sub(1, std::memory_order_seq_cst);
     idle.fetch_sub(1, std::memory_order_seq_cst);
-    if (before == 1 && sleepers.load(std::memory_order_seq_cst) > 0) wake_one();
+    if (policy::wake_on_found(before, sleepers.load(std::memory_order_seq_cst))) wake_one();
   }
   // It stops (shutdown).
   void stop_searching() noexcept {
@@ -70,7 +73,7 @@ struct parking_lot {
   // to the re-check, so while any worker is busy the last searcher sleeps with a timeout (`backoff_ns`,
   // doubling to 2 ms) and asks again; when every worker is idle all sleep without one.
   template <class Recheck>
-  bool sleep(Recheck work_visible, unsigned workers, long& backoff_ns) noexcept {
+  bool sleep(Recheck work_visible, unsigned workers, std::int64_t& backoff_ns, const policy::idle_params& p) noexcept {
     std::uint32_t e = event.load(std::memory_order_seq_cst);
     sleepers.fetch_add(1, std::memory_order_seq_cst);
     std::uint32_t searchers_left = searching.fetch_sub(1, std::memory_order_seq_cst) - 1;
@@ -79,10 +82,9 @@ struct parking_lot {
       searching.fetch_add(1, std::memory_order_seq_cst);
       return false;
     }
-    const bool someone_busy = idle.load(std::memory_order_seq_cst) < workers;
-    const bool timed = searchers_left == 0 && someone_busy;
-    futex_wait(&event, e, timed ? backoff_ns : -1);
-    if (timed) backoff_ns = backoff_ns * 2 < 2'000'000L ? backoff_ns * 2 : 2'000'000L;
+    const bool timed = policy::timed_sleep(searchers_left, idle.load(std::memory_order_seq_cst), workers);
+    futex_wait(&event, e, timed ? static_cast<long>(backoff_ns) : -1);
+    if (timed) backoff_ns = policy::next_backoff(backoff_ns, p);
     sleepers.fetch_sub(1, std::memory_order_seq_cst);
     searching.fetch_add(1, std::memory_order_seq_cst);
     return true;

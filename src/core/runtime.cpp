@@ -2,11 +2,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <latch>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 
 #include "core/runtime_impl.hpp"
+#include "places/binding.hpp"
+#include "places/display.hpp"
 #include "trace/policy_trace.hpp"
 #include "slaw/finish.hpp"
 
@@ -15,13 +18,20 @@ namespace detail {
 
 runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
   cfg.validate();
-  unsigned n = cfg.workers ? cfg.workers : std::max(1u, std::thread::hardware_concurrency());
+  // The worker count: as asked, or one per CPU of the places (flat and unbound: hardware_concurrency).
+  deployment = places::resolve({cfg.places, cfg.bind, cfg.deployment_file, cfg.display_places, cfg.workers});
+  for (const std::string& w : deployment.warnings) std::fprintf(stderr, "slaw: warning: %s\n", w.c_str());
+  if (cfg.display_places) std::fputs(places::display_text(deployment).c_str(), stderr);
+  const auto n = static_cast<unsigned>(deployment.workers.size());
   cfg.workers = n;
   open_stats_output(cfg);  // a bad SLAW_STATS path fails here, not silently at exit
+  if (!cfg.timeline_path.empty()) trace_timeline = std::make_unique<timeline>(cfg, n);  // a bad path fails here too
   sched = make_scheduler(cfg, *this);
   config worker_cfg = cfg;
   sched->configure_workers(worker_cfg);
   const worker_settings settings{worker_cfg.policy, worker_cfg.adp, worker_cfg.policy_trace};
+  std::vector<std::string> bind_errors(n);
+  std::latch bound(n);
   try {
     workers.reserve(n);
     for (unsigned i = 0; i < n; ++i) {
@@ -29,7 +39,19 @@ runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
       sched->attach(*workers.back());
     }
     threads_.reserve(n);
-    for (unsigned i = 0; i < n; ++i) threads_.emplace_back([w = workers[i].get()] { w->main_loop(); });
+    for (unsigned i = 0; i < n; ++i)
+      threads_.emplace_back([this, i, &bind_errors, &bound] {
+        // Bound before it runs anything, so that the memory it first touches is its place's.
+        if (const places::cpu_set& cpus = deployment.workers[i].bind; !cpus.empty()) {
+          try {
+            places::bind_this_thread(*deployment.topology, cpus);
+          } catch (const std::exception& e) {
+            bind_errors[i] = e.what();
+          }
+        }
+        bound.count_down();
+        workers[i]->main_loop();
+      });
   } catch (const std::exception& e) {
     // Thread creation failed part-way (ulimit -v, a pids limit, many workers): the started threads
     // would be destroyed joinable (std::terminate). Stop and join them, then report.
@@ -43,6 +65,13 @@ runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
     throw std::system_error(se->code(), "slaw::runtime: could not start worker thread " + std::to_string(started + 1) +
                                             " of " + std::to_string(n) + " (" + std::to_string(started) +
                                             " started, stopped again)");
+  }
+  bound.wait();
+  for (unsigned i = 0; i < n; ++i) {
+    if (bind_errors[i].empty()) continue;
+    shutdown();
+    throw std::runtime_error("slaw::runtime: could not bind worker " + std::to_string(i) + " to CPUs " +
+                             deployment.workers[i].bind.to_string() + ": " + bind_errors[i]);
   }
 }
 
@@ -100,6 +129,7 @@ runtime::~runtime() {
   }
   impl_->shutdown();  // the counters are final from here on
   if (impl_->cfg.stats != stats_output::off) write_stats(stats(), impl_->cfg);
+  if (impl_->trace_timeline) impl_->trace_timeline->write();  // the workers stopped: their recorders are final
 }
 
 unsigned runtime::workers() const noexcept { return static_cast<unsigned>(impl_->workers.size()); }
@@ -170,6 +200,7 @@ runtime_stats runtime::stats() const {
   s.gauge_error_bytes = 2 * static_cast<std::int64_t>(impl_->workers.size()) * detail::gauge_step;
   s.gauge_error_tasks = static_cast<std::int64_t>(impl_->workers.size()) * detail::task_step;
   s.scheduler = to_string(impl_->cfg.scheduler);
+  s.places_json = places::display_json(impl_->deployment);
   impl_->sched->add_stats(s);
   return s;
 }

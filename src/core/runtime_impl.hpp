@@ -10,8 +10,10 @@
 
 #include "core/parking.hpp"
 #include "core/scheduler.hpp"
+#include "places/deployment.hpp"
 #include "slaw/config.hpp"
 #include "slaw/detail/worker.hpp"
+#include "trace/timeline.hpp"
 
 namespace slaw::detail {
 
@@ -32,6 +34,8 @@ class runtime_impl {
   bool work_visible() const noexcept;
 
   config cfg;
+  places::deployment deployment;  // the place tree, each worker's place and binding (docs/places.md)
+  std::unique_ptr<timeline> trace_timeline;  // SLAW_TRACE=timeline:PATH, else null; the workers point into it
   std::unique_ptr<scheduler> sched;  // declared before the workers, which point to it
   std::vector<std::unique_ptr<worker>> workers;
   parking_lot park;

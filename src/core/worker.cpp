@@ -14,6 +14,7 @@
 #include "core/scheduler.hpp"
 #include "slaw/policy/local_order.hpp"
 #include "trace/policy_trace.hpp"
+#include "trace/timeline.hpp"
 
 namespace slaw::detail {
 
@@ -32,6 +33,7 @@ worker::worker(runtime_impl* rt, scheduler* sched, unsigned index, const worker_
     : mode_(settings.mode),
       adp_params_(settings.adp),
       alloc_(frame_allocator::acquire()),
+      tl_(rt->trace_timeline ? &rt->trace_timeline->recorder(index) : nullptr),
       trace_(settings.trace_limit ? std::make_unique<policy_trace>(settings.trace_limit) : nullptr),
       rt_(rt),
       sched_(sched),
@@ -84,7 +86,9 @@ void worker::publish_tasks() noexcept {
 void worker::run_strand(promise_base* p) noexcept {
   begin_strand();
   c_.tasks_run.bump();
+  if (tl_) trace_strand_begins(p);
   p->self.resume();
+  if (tl_) trace_strand_ends();
 }
 
 void worker::on_exposed() noexcept { rt_->park.wake_if_nobody_searches(); }
@@ -122,11 +126,13 @@ promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
   if (pick == policy::own_task::fresh) {
     if (p != split_deque::none) pre_.push(p);  // the other bottom goes back
     fresh_bytes_out_ += frame_bytes(as_promise(f));
+    if (tl_) trace_next_start(segment_kind::hf);
     return as_promise(f);
   }
   if (f != split_deque::none) fresh_.push(f);
   // By W1 an entry found here is tagged: its work-first child is already counted.
   assert(p & parent_tag);
+  if (tl_) trace_next_start(segment_kind::resumed);
   return as_promise(p);
 }
 
@@ -154,43 +160,49 @@ promise_base* worker::yield_fresh() noexcept {
 }
 
 // An injected root task: a new task (counted active).
-std::coroutine_handle<> worker::take_root() noexcept {
+promise_base* worker::take_root() noexcept {
   promise_base* r = rt_->take_injected();
-  if (!r) return {};
+  if (!r) return nullptr;
   sched_->begin_root(*this, r);
   task_begins();
-  return r->self;
+  if (tl_) {
+    r->name = nullptr;  // a queued task: its name field is read when it is resumed
+    trace_next_start(segment_kind::root);
+  }
+  return r;
 }
 
-std::coroutine_handle<> worker::find_work(bool& stop) {
-  if (promise_base* p = take_own()) return p->self;
+promise_base* worker::find_work(bool& stop) {
+  if (promise_base* p = take_own()) return p;
   parking_lot& park = rt_->park;
   const auto n = static_cast<unsigned>(rt_->workers.size());
   park.start_searching();
-  unsigned rounds = 0;
-  long backoff_ns = 50'000;
+  const policy::idle_params idle{rt_->cfg.spin_rounds};
+  std::uint32_t rounds = 0;
+  std::int64_t backoff_ns = idle.backoff_first_ns;
   for (;;) {
     if (rt_->stopping.load(std::memory_order_acquire)) {
       park.stop_searching();
       stop = true;
-      return {};
+      return nullptr;
     }
-    std::coroutine_handle<> h = take_root();
-    if (!h)
-      if (promise_base* p = steal(nullptr)) h = p->self;
-    if (h) {
+    promise_base* p = take_root();
+    if (!p) p = steal(nullptr);
+    if (p) {
       park.found_work();
-      return h;
+      return p;
     }
-    if (++rounds < rt_->cfg.spin_rounds) {
+    if (policy::keep_spinning(++rounds, idle)) {
       for (int i = 0; i < 32; ++i) cpu_relax();
       continue;
     }
     rounds = 0;
     auto visible = [this] { return rt_->work_visible() || rt_->stopping.load(std::memory_order_seq_cst); };
-    if (park.sleep(visible, n, backoff_ns)) {
+    const std::uint64_t since = tl_ ? trace_now() : 0;
+    if (park.sleep(visible, n, backoff_ns, idle)) {
       c_.parks.bump();
       c_.wakes.bump();
+      if (tl_) trace_parked(since);
     }
   }
 }
@@ -200,11 +212,13 @@ void worker::main_loop() {
   tls_allocator = alloc_;
   bool stop = false;
   for (;;) {
-    std::coroutine_handle<> h = find_work(stop);
+    promise_base* p = find_work(stop);
     if (stop) break;
     begin_strand();
     c_.tasks_run.bump();
-    h.resume();
+    if (tl_) trace_strand_begins(p);
+    p->self.resume();
+    if (tl_) trace_strand_ends();
     alloc_->drain_remote();
     sync_mirrors();
   }

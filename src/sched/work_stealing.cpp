@@ -10,7 +10,7 @@ namespace slaw::detail {
 promise_base* work_stealing::probe(worker& thief) noexcept {
   const std::size_t n = workers_.size();
   if (n <= 1) return nullptr;
-  for (std::size_t vi : policy::victim_order(thief.index(), n, thief.next_random(), max_probes)) {
+  for (std::size_t vi : policy::victim_order(thief.index(), n, thief.next_random(), policy::steal_probes)) {
     worker* v = workers_[vi].get();
     for (int d = 0; d < 2; ++d) {
       const bool preempted = (d == 0) == preempted_first_;
@@ -20,12 +20,12 @@ promise_base* work_stealing::probe(worker& thief) noexcept {
           continue;
         }
         if (promise_base* p = v->yield_continuation()) {
-          thief.count_steal(true);
+          thief.count_steal(steal_from::continuation, static_cast<int>(vi));
           thief.publish_next_push();
           return p;
         }
       } else if (promise_base* p = v->yield_fresh()) {
-        thief.count_steal(false);
+        thief.count_steal(steal_from::fresh, static_cast<int>(vi));
         return p;
       }
     }
@@ -37,15 +37,22 @@ promise_base* work_stealing::probe(worker& thief) noexcept {
 // takes a set-aside task inside its finish, or steals and sets aside what it may not run (it cannot
 // put the task back in the victim's deque); a free worker, woken for it, runs it.
 promise_base* work_stealing::steal(worker& thief, const finish_node* inside) noexcept {
+  std::uint64_t note = 0;
   if (!inside) {
-    if (promise_base* p = set_aside_.take_first([](promise_base*) { return true; })) return p;
+    if (promise_base* p = set_aside_.take_first([](promise_base*) { return true; }, note)) {
+      thief.took_handed_over(note);
+      return p;
+    }
     return probe(thief);
   }
   auto is_inside = [inside](promise_base* p) { return p->cur->is_inside(inside); };
-  if (promise_base* p = set_aside_.take_first(is_inside)) return p;
+  if (promise_base* p = set_aside_.take_first(is_inside, note)) {
+    thief.took_handed_over(note);
+    return p;
+  }
   promise_base* p = probe(thief);
   if (p && !is_inside(p)) {
-    set_aside_.put(p);
+    set_aside_.put(p, thief.hand_over_steal());
     thief.on_exposed();
     return nullptr;
   }

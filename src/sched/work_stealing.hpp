@@ -20,9 +20,9 @@ class work_stealing final : public scheduler {
   bool holds_work() const noexcept override { return set_aside_.nonempty(); }
 
  private:
-  // One probe round: at most `max_probes` random victims, so that an idle worker's search (and a large
-  // runtime's start-up) costs O(1) per round, not O(p); the parking re-check still looks at everyone.
-  static constexpr std::size_t max_probes = 16;
+  // One probe round: at most policy::steal_probes random victims, so that an idle worker's search (and
+  // a large runtime's start-up) costs O(1) per round, not O(p); the parking re-check still looks at
+  // everyone.
   promise_base* probe(worker& thief) noexcept;
 
   const std::vector<std::unique_ptr<worker>>& workers_;

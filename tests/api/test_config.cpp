@@ -93,6 +93,64 @@ TEST(Config, SchedulerQuotaAndTrace) {
   EXPECT_NE(m.find("policy"), std::string::npos) << m;
 }
 
+// ---------------------------------------------------------------- SLAW_TRACE items (issue 15 §2)
+
+TEST(Config, TraceTakesPolicyAndTimelineInAnyOrder) {
+  for (const char* v : {"policy,timeline:/tmp/t.json", "timeline:/tmp/t.json,policy"}) {
+    env_guard a("SLAW_TRACE", v);
+    slaw::config c = slaw::config::from_env();
+    EXPECT_GT(c.policy_trace, 0u) << v;
+    EXPECT_EQ(c.timeline_path, "/tmp/t.json") << v;
+  }
+  {
+    env_guard a("SLAW_TRACE", "timeline:rel/dir:with:colons.json");  // everything after the first colon
+    slaw::config c = slaw::config::from_env();
+    EXPECT_EQ(c.policy_trace, 0u);
+    EXPECT_EQ(c.timeline_path, "rel/dir:with:colons.json");
+  }
+  for (const char* none : {"0", ""}) {
+    env_guard a("SLAW_TRACE", none);
+    slaw::config c = slaw::config::from_env();
+    EXPECT_EQ(c.policy_trace, 0u);
+    EXPECT_TRUE(c.timeline_path.empty());
+  }
+  slaw::config d = slaw::config::from_env();
+  EXPECT_TRUE(d.timeline_path.empty());
+  EXPECT_EQ(d.timeline_events, std::size_t{1} << 20);
+}
+
+TEST(Config, BadTraceItemsNameTheVariableAndTheAcceptedForms) {
+  const struct {
+    const char* value;
+    const char* why;
+  } bad[] = {{"timeline", "has no path"},          {"timeline:", "has no path"},
+             {"policy,policy", "'policy' given twice"}, {"timeline:a,timeline:b", "'timeline' given twice"},
+             {"policy,,timeline:a", "an empty item"},   {"policy,", "an empty item"},
+             {"timelines:a", "unknown item 'timelines:a'"}, {"policy,0", "unknown item '0'"},
+             {"Policy", "unknown item 'Policy'"}};
+  for (const auto& b : bad) {
+    std::string m = error_for("SLAW_TRACE", b.value);
+    EXPECT_NE(m.find(std::string("SLAW_TRACE='") + b.value + "'"), std::string::npos) << b.value << ": " << m;
+    EXPECT_NE(m.find(b.why), std::string::npos) << b.value << ": " << m;
+    EXPECT_NE(m.find("policy, timeline:PATH"), std::string::npos) << b.value << ": " << m;
+  }
+}
+
+TEST(Config, TraceEventsPerWorker) {
+  {
+    env_guard a("SLAW_TRACE", "timeline:/tmp/t.json"), b("SLAW_TRACE_EVENTS", "4096");
+    EXPECT_EQ(slaw::config::from_env().timeline_events, 4096u);
+  }
+  for (const char* v : {"abc", "0", "15", "-5", "4294967297", ""}) {
+    std::string m = error_for("SLAW_TRACE_EVENTS", v);
+    EXPECT_NE(m.find("SLAW_TRACE_EVENTS"), std::string::npos) << v << ": " << m;
+    EXPECT_NE(m.find("[16, 4294967296]"), std::string::npos) << v << ": " << m;
+  }
+  slaw::config c;
+  c.timeline_events = 8;
+  EXPECT_THROW(c.validate(), slaw::config_error);
+}
+
 TEST(Config, RuntimeRejectsBadCodeConfig) {
   slaw::config c;
   c.adp.S = 0;
@@ -154,6 +212,12 @@ TEST(Config, WarnsOnceAboutUnknownVariables) {
 }
 
 TEST(Config, WarnsAboutSettingsTheChosenSchedulerDoesNotUse) {
+  {
+    env_guard a("SLAW_TRACE_EVENTS", "2048"), b("SLAW_TRACE", "policy");  // no timeline to size
+    std::string out = stderr_of_from_env();
+    EXPECT_TRUE(has(out, "SLAW_TRACE_EVENTS=2048 is ignored")) << out;
+    EXPECT_TRUE(has(out, "timeline:PATH")) << out;
+  }
   {
     env_guard a("SLAW_K", "8192");  // the scheduler is ws
     std::string out = stderr_of_from_env();

@@ -25,17 +25,20 @@
 #include <cstdint>
 #include <exception>
 
+#include "slaw/export.hpp"
+
 namespace slaw::detail {
 
 struct external_waiter;  // a thread blocked in runtime::run
+struct promise_base;
 
-struct finish_node {
+struct SLAW_EXPORT finish_node {
   static constexpr std::uint64_t exc_bit = std::uint64_t{1} << 62;
   static constexpr std::uint64_t count_mask = exc_bit - 1;
 
   std::atomic<std::uint64_t> count;
   finish_node* parent;
-  std::coroutine_handle<> waiter;
+  promise_base* waiter;       // the frame suspended at the end of this finish (its task is named in traces)
   external_waiter* external;  // root finishes only (depth 0): completion wakes a thread
   std::exception_ptr* exc;    // meaningful once exc_bit is set: the first unit's exception (owned by the waiter)
   std::uint32_t depth;        // sync-tree depth: 0 for the root finish of a run, > 0 otherwise

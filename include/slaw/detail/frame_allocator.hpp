@@ -30,6 +30,7 @@
 #include <mutex>
 #include <utility>
 
+#include "slaw/export.hpp"
 #include "slaw/policy/quota.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -49,7 +50,7 @@ namespace slaw::detail {
 inline void asan_poison(void* p, std::size_t n) noexcept { __asan_poison_memory_region(p, n); }
 inline void asan_unpoison(void* p, std::size_t n) noexcept { __asan_unpoison_memory_region(p, n); }
 // A block being freed must be live: its first byte is addressable. Otherwise it is already free.
-void asan_check_live(void* p, std::size_t n) noexcept;
+SLAW_EXPORT void asan_check_live(void* p, std::size_t n) noexcept;
 #else
 inline void asan_poison(void*, std::size_t) noexcept {}
 inline void asan_unpoison(void*, std::size_t) noexcept {}
@@ -103,7 +104,7 @@ struct frame_stats {
 // out, also in steps, the bytes it freed of other allocators (whose owners credit them only when they
 // drain, perhaps much later). Exact to within 2 * (number of allocators in use) * gauge_step.
 inline constexpr std::int64_t gauge_step = 16 * 1024;
-struct memory_gauge {
+struct SLAW_EXPORT memory_gauge {
   std::atomic<std::int64_t> live{0};
   std::atomic<std::int64_t> peak{0};
   void add(std::int64_t d) noexcept;
@@ -114,7 +115,7 @@ struct memory_gauge {
     peak.store(l > 0 ? l : 0, std::memory_order_relaxed);
   }
 };
-memory_gauge& process_gauge() noexcept;
+SLAW_EXPORT memory_gauge& process_gauge() noexcept;
 
 // The DFDeques quota's counters (owner-written, read racily by stats); its arithmetic is policy::quota.
 struct quota_counters {
@@ -122,7 +123,7 @@ struct quota_counters {
   std::atomic<std::uint64_t> overrun_bytes{0};
 };
 
-class frame_allocator {
+class SLAW_EXPORT frame_allocator {
  public:
   frame_allocator() = default;
   frame_allocator(const frame_allocator&) = delete;
@@ -256,10 +257,10 @@ class frame_allocator {
 };
 
 // The allocator of the calling thread: its worker's, or null on other threads.
-extern constinit thread_local frame_allocator* tls_allocator;
+SLAW_EXPORT extern constinit thread_local frame_allocator* tls_allocator;
 
-void* frame_alloc_slow(std::size_t n, mem_kind k);
-void frame_free_slow(void* p, std::size_t n, chunk_header* h, mem_kind k) noexcept;
+SLAW_EXPORT void* frame_alloc_slow(std::size_t n, mem_kind k);
+SLAW_EXPORT void frame_free_slow(void* p, std::size_t n, chunk_header* h, mem_kind k) noexcept;
 
 inline void* frame_alloc(std::size_t n, mem_kind k = mem_kind::frame) {
   if (frame_allocator* a = tls_allocator) [[likely]] return a->allocate(n, k);

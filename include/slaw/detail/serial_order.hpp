@@ -14,17 +14,19 @@
 #include <optional>
 #include <vector>
 
+#include "slaw/export.hpp"
+
 namespace slaw::detail {
 
 struct promise_base;
 
-extern std::atomic<int> serial_order_active;  // number of live schedulers that check the order
+SLAW_EXPORT extern std::atomic<int> serial_order_active;  // number of live schedulers that check the order
 
-void order_note_root(const promise_base* root) noexcept;
-void order_note_child(const promise_base* parent, const promise_base* child) noexcept;
-void order_forget(const promise_base* p) noexcept;
+SLAW_EXPORT void order_note_root(const promise_base* root) noexcept;
+SLAW_EXPORT void order_note_child(const promise_base* parent, const promise_base* child) noexcept;
+SLAW_EXPORT void order_forget(const promise_base* p) noexcept;
 // The 1DF position of a deque entry (tags as in worker.hpp); nullopt when a frame has no label.
-std::optional<std::vector<std::uint32_t>> order_label_of_entry(std::uintptr_t e);
+SLAW_EXPORT std::optional<std::vector<std::uint32_t>> order_label_of_entry(std::uintptr_t e);
 
 #ifndef NDEBUG
 #define SLAW_SERIAL_ORDER_NOTE_CHILD(parent, child)                                                   \

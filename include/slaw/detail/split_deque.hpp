@@ -47,6 +47,8 @@
 #include <new>
 #include <thread>
 
+#include "slaw/policy/split.hpp"
+
 namespace slaw::detail {
 
 inline void cpu_relax() noexcept {
@@ -124,7 +126,7 @@ class split_deque {
       entry e = arr_->slot(s - 1).load(std::memory_order_relaxed);
       if (expect != none && e != expect) return shared_pop::not_mine;
       if (n >= 2) {  // reclaim [ns, s), keep at least one shared entry (I2)
-        std::uint32_t ns = t + 1 + (n - 1) / 2;
+        std::uint32_t ns = policy::reclaimed_split(t, s);
         if (ts_.compare_exchange_weak(cur, pack(t, ns), std::memory_order_acquire, std::memory_order_relaxed)) {
           osplit_ = ns;
           --head_;
@@ -158,7 +160,7 @@ class split_deque {
   void expose() noexcept {
     want_split_.store(false, std::memory_order_relaxed);
     if (head_ == osplit_) return;
-    std::uint32_t ns = osplit_ + (head_ - osplit_ + 1) / 2;
+    std::uint32_t ns = policy::exposed_split(osplit_, head_);
     std::uint64_t cur = ts_.load(std::memory_order_relaxed);
     while (!ts_.compare_exchange_weak(cur, pack(tail_of(cur), ns), std::memory_order_release,
                                       std::memory_order_relaxed)) {

@@ -20,6 +20,7 @@
 #include "slaw/detail/finish_node.hpp"
 #include "slaw/detail/frame_allocator.hpp"
 #include "slaw/detail/split_deque.hpp"
+#include "slaw/export.hpp"
 #include "slaw/policy/adp.hpp"
 
 namespace slaw::detail {
@@ -27,6 +28,15 @@ namespace slaw::detail {
 class runtime_impl;
 class scheduler;
 class policy_trace;
+class timeline_recorder;
+enum class segment_kind : std::uint8_t;  // src/trace/timeline_recorder.hpp
+enum class give_up_at : std::uint8_t;
+
+// Where a thief took its task from (counters and timeline traces): another worker's preempted deque
+// (a work-first continuation), its fresh deque (a queued help-first task), or an ownerless deque of
+// DFDeques' list R.
+enum class steal_from : std::uint8_t { continuation, fresh, ownerless };
+inline constexpr int no_victim = -1;  // the victim of a steal from an ownerless deque
 
 // What a worker runs with: the runtime's settings as adjusted by its scheduler.
 struct worker_settings {
@@ -46,7 +56,12 @@ struct promise_base {
   promise_base* parent;  // called: the caller; work-first spawned: the parent to resume; body: the opener
   finish_node* join;     // spawned/queued: the IEF this task ends its unit in; body: its finish; called: unused
   finish_node* cur;      // innermost open finish of the code running in this frame
-  std::exception_ptr* exc;  // called/body tasks: rethrown in the awaiting frame (allocated when thrown)
+  // Spawned and queued tasks never use `exc` (their exceptions go to their finish): they keep their
+  // name there instead, written by the spawn only while a timeline trace records (docs/tracing.md).
+  union {
+    std::exception_ptr* exc;  // called/body tasks: rethrown in the awaiting frame (allocated when thrown)
+    const char* name;         // spawned/queued tasks under a timeline trace: slaw::named's string, or null
+  };
   task_kind kind;
   std::uint32_t start_charge;  // quota give-ups: frame bytes the worker that starts this task pays
 };
@@ -94,9 +109,9 @@ struct worker_counters {
 // Tasks spawned and not finished, process-wide, published in steps like the memory gauge: a worker
 // counts starts and ends locally and adds the difference to the shared gauge every `task_step`.
 inline constexpr std::int64_t task_step = 16;
-memory_gauge& process_task_gauge() noexcept;
+SLAW_EXPORT memory_gauge& process_task_gauge() noexcept;
 
-class worker {
+class SLAW_EXPORT worker {
  public:
   worker(runtime_impl* rt, scheduler* sched, unsigned index, const worker_settings& settings);
   ~worker();
@@ -151,12 +166,15 @@ class worker {
   void count_dummy_task() noexcept { c_.dummy_tasks.bump(); }
 
   // ---------------- return fast path ----------------
-  // A spawned task's frame reached its final suspend. Returns the handle to transfer to.
-  std::coroutine_handle<> complete_spawned(promise_base* p) noexcept {
+  // A spawned task's frame reached its final suspend. Returns the handle to transfer to. Always
+  // inlined into the final awaiter: left to itself, clang made it a call of its own once the trace
+  // hook grew it, and fib(35) ran 6% slower for that, not for the hook's one test.
+  [[gnu::always_inline]] std::coroutine_handle<> complete_spawned(promise_base* p) noexcept {
     if (pre_.private_bottom_is(reinterpret_cast<std::uintptr_t>(p))) [[likely]] {
       task_ends();
       pre_.drop_private_bottom();
       promise_base* par = p->parent;
+      if (tl_) [[unlikely]] trace_resumed(par);
       p->self.destroy();
       return par->self;
     }
@@ -169,8 +187,8 @@ class worker {
   // The chain running on this worker is about to suspend (or wait): detach its innermost work-first
   // child so that no untagged entry of it stays behind (keeps W1). Call before releasing any unit.
   void detach_bottom() noexcept;
-  // A frame suspends at the end of `f` with other units outstanding.
-  std::coroutine_handle<> suspend_at_end(finish_node* f, std::coroutine_handle<> h) noexcept;
+  // The frame `waiter` suspends at the end of `f` with other units outstanding.
+  std::coroutine_handle<> suspend_at_end(finish_node* f, promise_base* waiter) noexcept;
   // A scope left without end_finish (an exception, an early co_return): waits on this thread until
   // `f` has only its body unit left, running meanwhile only tasks inside `f` (docs/finish.md,
   // "Waiting in place"), so that it never runs a frame that could wait for this one.
@@ -187,8 +205,18 @@ class worker {
   promise_base* yield_fresh() noexcept;
   // The preempted deque itself, for a variant that moves whole deques (give-ups, ordered lists).
   split_deque& preempted_deque() noexcept { return pre_; }
-  // This worker (the thief) stole a task of the given kind.
-  void count_steal(bool preempted) noexcept { (preempted ? c_.steals_preempted : c_.steals_fresh).bump(); }
+  // This worker (the thief) stole a task from `victim` (a worker index, or no_victim).
+  void count_steal(steal_from from, int victim) noexcept {
+    (from == steal_from::fresh ? c_.steals_fresh : c_.steals_preempted).bump();
+    if (tl_) [[unlikely]] trace_steal(from, victim);
+  }
+  // A thief that hands a stolen task to another worker before running it (a worker waiting in place
+  // sets it aside) passes this note along; the worker that starts the task gives it to
+  // took_handed_over, so that a timeline trace shows the start as that steal's. 0 when not traced.
+  std::uint64_t hand_over_steal() noexcept { return tl_ ? trace_hand_over() : 0; }
+  void took_handed_over(std::uint64_t note) noexcept {
+    if (tl_) trace_took_handed_over(note);
+  }
   // Where one continuation was stolen the next is likely wanted too (a flat work-first loop migrates
   // this way): publish this worker's next push at once instead of waiting for a request.
   void publish_next_push() noexcept { pre_.request_split(); }
@@ -222,6 +250,14 @@ class worker {
   // A copy of the recorded decision changes.
   const policy_trace* trace() const noexcept { return trace_.get(); }  // null: not traced
 
+  // ---------------- timeline trace (docs/tracing.md) ----------------
+  // The one test each fast-path hook pays when no timeline is recorded: a field in the line that
+  // task_begins/task_ends touch. The hooks are out of line (src/core/timeline_hooks.cpp).
+  bool tracing() const noexcept { return tl_ != nullptr; }
+  void trace_queued(promise_base* child, const char* name) noexcept;      // a help-first spawn, before the push
+  void trace_work_first(promise_base* child, const char* name) noexcept;  // a work-first spawn: the child starts
+  void trace_resumed(promise_base* frame) noexcept;                       // `frame` goes on, on this worker
+
  private:
   static std::int64_t frame_bytes(const promise_base* p) noexcept {
     chunk_header* h = header_of(p->self.address());
@@ -236,10 +272,24 @@ class worker {
   promise_base* take_own(const finish_node* waiting_for = nullptr) noexcept;
   // Routine 1, step 2, through the scheduler; counts a failed attempt.
   promise_base* steal(const finish_node* inside) noexcept;
-  std::coroutine_handle<> take_root() noexcept;
+  promise_base* take_root() noexcept;
   // Runs `p` as a new strand on this thread.
   void run_strand(promise_base* p) noexcept;
-  std::coroutine_handle<> find_work(bool& stop);
+  promise_base* find_work(bool& stop);
+  // Timeline hooks of the slow paths (src/core/timeline_hooks.cpp), each called only when tl_ is set.
+  void trace_steal(steal_from from, int victim) noexcept;
+  std::uint64_t trace_hand_over() noexcept;
+  void trace_took_handed_over(std::uint64_t note) noexcept;
+  void trace_next_start(segment_kind k) noexcept;  // how the next strand's task was found
+  void trace_strand_begins(promise_base* p) noexcept;
+  void trace_strand_ends() noexcept;
+  const char* trace_wait_begins() noexcept;  // returns the waiting task's name for trace_wait_ends
+  void trace_wait_ends(const char* name) noexcept;
+  std::uint64_t trace_now() const noexcept;
+  void trace_parked(std::uint64_t since) noexcept;
+  void trace_give_up(give_up_at where) noexcept;
+  void trace_sample(std::uint64_t t) noexcept;
+  void trace_segment(segment_kind k, const char* name, std::uint64_t flow) noexcept;
   void begin_strand() noexcept { base_ = pre_.head(); }
 
   // Owner-hot.
@@ -253,6 +303,7 @@ class worker {
   policy::spawn_policy last_decision_ = policy::spawn_policy::hf;
   policy::reason last_reason_ = policy::reason::interval;
   std::int64_t tasks_local_ = 0, tasks_published_ = 0, tasks_hi_ = task_step, tasks_lo_ = -task_step;
+  timeline_recorder* tl_ = nullptr;  // SLAW_TRACE=timeline:PATH: this worker's recorder; null: off
   std::int64_t fresh_bytes_in_ = 0, fresh_bytes_out_ = 0;
   std::unique_ptr<policy_trace> trace_;
   runtime_impl* rt_;
@@ -276,6 +327,6 @@ class worker {
 };
 
 // The worker of the calling thread, or null.
-extern constinit thread_local worker* tls_worker;
+SLAW_EXPORT extern constinit thread_local worker* tls_worker;
 
 }  // namespace slaw::detail

@@ -17,6 +17,10 @@
 
 namespace slaw::policy {
 
+// The probe window of one steal round of work stealing, the `max_probes` it passes below (the runtime
+// and the simulator; src/sched/work_stealing.hpp has its own copy until it uses this one).
+inline constexpr std::size_t steal_probes = 16;
+
 class victim_order {
  public:
   victim_order(std::size_t thief, std::size_t workers, std::uint64_t random, std::size_t max_probes) noexcept

@@ -47,7 +47,7 @@ void deque_list::recycle(node* d) {
 }
 
 
-split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const finish_node* inside_of) {
+split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const finish_node* inside_of, int* victim_index) {
   std::unique_lock<std::mutex> lk(m_, std::try_to_lock);
   if (!lk.owns_lock()) return split_deque::none;  // another steal or give-up is in progress: a failed attempt
   remove_own(w);  // its deque is empty and it has no task (Fig. 5: delete the deque, then steal)
@@ -67,6 +67,7 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const fini
       v->preempted_deque().request_split();  // the owner exposes part of its private region at its next push
     } else if (promise_base* r = v->yield_continuation()) {
       e = reinterpret_cast<split_deque::entry>(r) | parent_tag;
+      if (victim_index) *victim_index = static_cast<int>(v->index());
     }
   } else {
     assert(victim->tasks == s->entries.size() - s->bottom);

@@ -50,7 +50,9 @@ class deque_list {
   // continuation under the lock), or none on a failed attempt. With `inside` (w waits in place for
   // that finish), a task that is not inside it is left in R where w's deque would have gone, as an
   // ownerless deque of one entry (as if w had stolen it and given it up at once), and the attempt fails.
-  split_deque::entry steal(worker& w, std::uint64_t random, const finish_node* inside = nullptr);
+  // `victim` (if given) receives the index of the worker whose deque the entry came from, or stays
+  // no_victim for an ownerless deque.
+  split_deque::entry steal(worker& w, std::uint64_t random, const finish_node* inside = nullptr, int* victim = nullptr);
 
   // Waiting in place for finish f (docs/finish.md): w's entries stay in R as ownerless deques in w's
   // place: those of tasks inside f left of an empty placeholder that holds the waiting frame's place,

@@ -27,13 +27,14 @@ void dfdeques::attach(worker& w) {
 }
 
 promise_base* dfdeques::steal(worker& thief, const finish_node* inside) noexcept {
-  split_deque::entry e = list_.steal(thief, thief.next_random(), inside);
+  int victim = no_victim;
+  split_deque::entry e = list_.steal(thief, thief.next_random(), inside, &victim);
   if (e == split_deque::none) return nullptr;
   frame_allocator* a = thief.allocator();
   a->quota_new_period();  // steal() resets the quota (Fig. 5)
   promise_base* p = entry_promise(e);
   if (e & start_tag) a->quota_charge(p->start_charge);  // a frame made at a give-up, paid by its starter
-  thief.count_steal(true);
+  thief.count_steal(victim == no_victim ? steal_from::ownerless : steal_from::continuation, victim);
   return p;
 }
 

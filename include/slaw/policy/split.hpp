@@ -1,0 +1,27 @@
+// How much of a split deque's work the owner makes stealable, and how much it takes back (docs/deques.md,
+// docs/policy.md). A split deque holds [tail, split) shared with thieves and [split, head) private to
+// its owner (include/slaw/detail/split_deque.hpp). Two decisions move `split`:
+//   expose   a thief found the shared part empty and asked: the owner publishes half of its private
+//            part, the older half (rounded up, so that one private entry is published too);
+//   reclaim  the owner's private part is empty and it pops: it takes back the newer half of the shared
+//            part, keeping at least one entry shared (the oldest), which it then takes like a thief.
+// Indices are 32-bit and wrap; only differences are meaningful. The runtime's deque (split_deque::expose,
+// pop_shared) and the simulator call these, so that both expose the same entries at the same requests.
+#pragma once
+
+#include <cstdint>
+
+namespace slaw::policy {
+
+// The new split after exposing half of the private part [split, head) (unchanged when it is empty).
+constexpr std::uint32_t exposed_split(std::uint32_t split, std::uint32_t head) noexcept {
+  return split + (head - split + 1) / 2;
+}
+
+// The new split after reclaiming part of the shared part [tail, split), which holds n = split - tail
+// >= 2 entries: [result, split) becomes private again, [tail, result) stays shared (at least one).
+constexpr std::uint32_t reclaimed_split(std::uint32_t tail, std::uint32_t split) noexcept {
+  return tail + 1 + (split - tail - 1) / 2;
+}
+
+}  // namespace slaw::policy

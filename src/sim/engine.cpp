@@ -1,0 +1,840 @@
+// The engine's event loop, the operations of a running task, and the finish protocol
+// (docs/simulation.md, "Engine"; the runtime's counterparts are named at each function).
+#include "sim/engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+
+#include "sim/checks.hpp"
+#include "sim/scheduler.hpp"
+#include "sim/workloads.hpp"
+#include "slaw/policy/local_order.hpp"
+#include "slaw/policy/quota.hpp"
+
+namespace slaw::sim {
+
+namespace {
+constexpr std::uint16_t no_owner = 0xFFFF;  // the root's frame: made by the thread calling run
+constexpr std::uint32_t dummy_frame_bytes = 64;
+// Phases of an allocation larger than K (reserve(): a finish around floor(m/K) dummy tasks).
+constexpr std::uint8_t retry_alloc = 1, retry_dummy = 2, big_spawn = 3, big_wait = 4, big_alloc = 5;
+}  // namespace
+
+engine::engine(dag_source& source, const costs& c, const run_config& cfg)
+    : src_(source), cfg_(cfg), c_(c), q_(cfg.workers) {
+  if (cfg_.workers < 1 || cfg_.workers > max_workers)
+    throw std::invalid_argument("workers=" + std::to_string(cfg_.workers) + ": expected 1.." + std::to_string(max_workers));
+  if (cfg_.adp.INT == 0 || cfg_.adp.S == 0 || cfg_.adp.F == 0)
+    throw std::invalid_argument("ADP parameters S, F and INT must be >= 1");
+  sched_ = cfg_.scheduler == scheduler_kind::ws ? make_ws(*this) : make_dfdeques(*this, cfg_.quota);
+  sched_->configure(cfg_);
+  if (cfg_.checks) checks_ = std::make_unique<checker>(*this, cfg_.scheduler == scheduler_kind::dfdeques);
+  w_ = std::make_unique<worker[]>(cfg_.workers);
+  ticket_.assign(cfg_.workers, 0);
+  for (std::uint32_t i = 0; i < cfg_.workers; ++i) {
+    worker& w = w_[i];
+    w.index = i;
+    w.rng = 0x9E3779B97F4A7C15ull * (i + 1);  // the runtime's per-worker seed (worker::worker)
+    if (cfg_.seed) w.rng ^= mix64(cfg_.seed * 0x100000001B3ull + i);
+    if (w.rng == 0) w.rng = 1;  // xorshift's fixed point
+    w.jitter_state = mix64(cfg_.seed ^ (0xD1B54A32D192ED03ull * (i + 1)));
+    w.adp.reset(cfg_.adp, 0);
+    if (cfg_.scheduler == scheduler_kind::dfdeques && cfg_.quota != 0)
+      w.quota.enable(static_cast<std::int64_t>(cfg_.quota), 0);
+  }
+}
+
+engine::~engine() = default;
+
+// ---------------------------------------------------------------- records
+
+task_id engine::new_task(worker& w, task_id parent, const step& s, task_kind kind) {
+  task_id id;
+  if (!free_tasks_.empty()) {
+    id = free_tasks_.back();
+    free_tasks_.pop_back();
+    tasks_[id] = task{};
+  } else {
+    id = static_cast<task_id>(tasks_.size());
+    if (id >= (task_id{1} << 30)) throw std::length_error("more than 2^30 live simulated tasks");
+    tasks_.emplace_back();
+  }
+  task& c = tasks_[id];
+  const task& p = tasks_[parent];
+  c.state = s.child;
+  c.parent = parent;
+  c.cur = p.cur;
+  c.join = kind == task_kind::called ? none : p.cur;
+  c.bytes = s.dummy ? dummy_frame_bytes : s.child_bytes;
+  c.owner = static_cast<std::uint16_t>(w.index);
+  c.job = p.job;
+  c.kind = kind;
+  c.builtin = s.dummy ? 1 : 0;
+  if (s.dummy) ++dummies_made_;
+  else ++tasks_made_;
+  if (++live_tasks_ > peak_live_tasks_) peak_live_tasks_ = live_tasks_;
+  alloc_bytes(w, c.bytes, policy::memory_kind::frame);
+  if (checks_) {
+    checks_->created(id);
+    checks_->note_child(parent, id);
+    if (kind != task_kind::called) ++fins_[c.join].live;
+  }
+  return id;
+}
+
+void engine::release_task(task_id id) {
+  --live_tasks_;
+  free_tasks_.push_back(id);
+}
+
+void engine::advance(task& t, time_ps d) noexcept {
+  t.span += d;
+  t.bspan += d;
+  dag_.work += d;
+}
+
+void engine::alloc_bytes(worker& w, std::int64_t bytes, policy::memory_kind kind) {
+  if (kind == policy::memory_kind::frame) {
+    frames_live_ += bytes;
+    peak_frames_ = std::max(peak_frames_, frames_live_);
+  } else {
+    user_live_ += bytes;
+    peak_user_ = std::max(peak_user_, user_live_);
+  }
+  peak_all_ = std::max(peak_all_, frames_live_ + user_live_);
+  w.live += bytes;
+  // The allocator calls the quota once the live bytes pass its watch (frame_allocator's watermark).
+  if (w.quota.enabled() && w.live > w.quota.watch_above()) {
+    policy::quota::outcome o = w.quota.after_allocation(bytes, kind, w.live);
+    note_quota_used(w, o.used);
+    w.c.quota_overrun_bytes += static_cast<std::uint64_t>(o.overrun);
+  }
+}
+
+void engine::free_bytes(std::uint32_t owner, std::int64_t bytes, bool user) {
+  (user ? user_live_ : frames_live_) -= bytes;
+  // A free on another worker is credited to the allocating worker (the runtime: when its owner drains
+  // its remote list, after its current strand).
+  if (owner != no_owner) w_[owner].live -= bytes;
+}
+
+void engine::note_quota_used(worker& w, std::int64_t used) {
+  if (used > w.c.quota_max_used) w.c.quota_max_used = used;
+}
+
+void engine::trace(std::uint32_t w, std::uint32_t what, std::uint32_t id) noexcept {
+  hash_ = mix64(hash_ ^ (static_cast<std::uint64_t>(now_) * 0x9E3779B97F4A7C15ull) ^
+                (static_cast<std::uint64_t>(w) << 52) ^ (static_cast<std::uint64_t>(what) << 32) ^ id);
+}
+
+void engine::penalize(worker& victim) {
+  if (c_.victim == 0) return;
+  if (q_.scheduled(victim.index)) q_.schedule(victim.index, q_.time_of(victim.index) + c_.victim);
+  else victim.penalty += c_.victim;
+}
+
+// ---------------------------------------------------------------- the event loop
+
+run_result engine::run() {
+  const auto wall0 = std::chrono::steady_clock::now();
+  src_.reset();
+  // One job: its root task in an implicit root finish, injected at time 0 (runtime::run).
+  {
+    fins_.emplace_back();
+    finish& rf = fins_.back();
+    rf.count = 1;  // the root task
+    rf.depth = 0;
+    rf.job = 0;
+    tasks_.emplace_back();
+    task& root = tasks_.back();
+    root.state = src_.root();
+    root.kind = task_kind::queued;
+    root.join = root.cur = 0;
+    root.bytes = src_.root_bytes();
+    root.owner = no_owner;
+    frames_live_ += root.bytes;
+    peak_frames_ = peak_all_ = frames_live_;
+    tasks_made_ = live_tasks_ = peak_live_tasks_ = 1;
+    jobs_.push_back(job{0, 0, false});
+    jobs_left_ = 1;
+    if (checks_) {
+      checks_->created(0);
+      checks_->note_root(0, 0);
+      fins_[0].live = 1;
+    }
+  }
+  // Every worker starts asleep (an idle runtime); the root wakes one (inject -> wake_one).
+  for (std::uint32_t i = 0; i < cfg_.workers; ++i) {
+    w_[i].state = wstate::sleeping;
+    sleep_queue_.emplace_back(i, ticket_[i]);
+  }
+  sleepers_ = idle_ = cfg_.workers;
+  injected_.push_back(0);
+  wake_one(nullptr);
+
+  while (!done_) {
+    if (q_.empty()) throw std::logic_error("simulation stalled: no worker has an event and the job is not done");
+    now_ = q_.top_time();
+    const std::uint32_t wi = q_.pop();
+    worker& w = w_[wi];
+    for (;;) {
+      time_ps next = on_event(w);
+      ++events_;
+      if (checks_) sched_->check();  // DFDeques: Lemma 3.1 after every operation
+      if (done_ || next == never) break;
+      next += w.penalty;
+      w.penalty = 0;
+      if (q_.before_all(next, wi)) {
+        now_ = next;
+        continue;
+      }
+      q_.schedule(wi, next);
+      break;
+    }
+  }
+
+  run_result r;
+  r.makespan = jobs_[0].end;
+  for (std::uint32_t i = 0; i < cfg_.workers; ++i) {
+    w_[i].c.policy_switches = w_[i].adp.switches;
+    r.total.add(w_[i].c);
+  }
+  r.dag = dag_;
+  r.tasks = tasks_made_;
+  r.peak_bytes = peak_all_;
+  r.peak_frame_bytes = peak_frames_;
+  r.peak_user_bytes = peak_user_;
+  r.peak_live_tasks = peak_live_tasks_;
+  const sim_scheduler::tallies t = sched_->tally();
+  r.dfd_steals = t.steals;
+  r.dfd_failed_attempts = t.failed_attempts;
+  r.dfd_giveups = t.giveups;
+  r.dfd_deletions = t.deletions;
+  r.dfd_max_deques = t.max_deques;
+  r.schedule_hash = hash_;
+  r.events = events_;
+  if (checks_) {
+    if (checks_->tasks_created() != checks_->tasks_ended())
+      checks_->fail(std::to_string(checks_->tasks_created()) + " tasks created but " +
+                    std::to_string(checks_->tasks_ended()) + " ended");
+    if (src_.expected_tasks() && src_.expected_tasks() != tasks_made_)
+      checks_->fail("the workload has " + std::to_string(src_.expected_tasks()) + " tasks, the run created " +
+                    std::to_string(tasks_made_));
+    r.violations = checks_->violations();
+    r.order_checks = checks_->order_checks();
+  }
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return r;
+}
+
+time_ps engine::on_event(worker& w) {
+  switch (w.state) {
+    case wstate::running: return apply(w);
+    case wstate::find_work: return find_work(w);
+    case wstate::searching: return search(w);
+    case wstate::sleeping: return wake_up(w);
+  }
+  return never;
+}
+
+// ---------------------------------------------------------------- running tasks
+
+step engine::fetch(task_id id) {
+  task& t = tasks_[id];
+  step s;
+  switch (t.retry) {
+    case retry_alloc:  // the allocation that gave up the deque, now after a steal
+      t.retry = 0;
+      s.what = op::alloc;
+      s.bytes = t.retry_bytes;
+      return s;
+    case big_spawn:  // reserve(m > K): floor(m/K) dummy tasks in a finish (src/core/memory.cpp)
+      t.retry = big_wait;
+      s.what = op::spawn;
+      s.dummy = true;
+      s.clause = policy::schedule::wf;
+      s.child.a = static_cast<std::uint64_t>(t.retry_bytes) / std::max<std::uint64_t>(1, cfg_.quota);
+      return s;
+    case big_wait:
+      t.retry = big_alloc;
+      s.what = op::end_finish;
+      return s;
+    case big_alloc:
+      s.what = op::alloc;
+      s.bytes = t.retry_bytes;
+      return s;
+    case retry_dummy:
+      t.retry = 0;
+      break;
+    default:
+      break;
+  }
+  if (t.builtin) {  // dummy_tree(n): give up, then fork the rest as a binary tree
+    const std::uint64_t rest = t.state.a - 1;
+    switch (t.state.pc++) {
+      case 0: s.what = op::give_up; return s;
+      case 1:
+        if (rest > 0) {
+          s.what = op::spawn;
+          s.dummy = true;
+          s.clause = policy::schedule::wf;
+          s.child.a = rest - rest / 2;
+          return s;
+        }
+        [[fallthrough]];
+      case 2:
+        t.state.pc = 3;
+        if (rest > 1) {
+          s.what = op::spawn;
+          s.dummy = true;
+          s.clause = policy::schedule::wf;
+          s.child.a = rest / 2;
+          return s;
+        }
+        return s;
+      default:
+        return s;
+    }
+  }
+  return src_.next(t.state);
+}
+
+time_ps engine::run_task(worker& w, task_id id) {
+  w.cur = id;
+  w.state = wstate::running;
+  w.pending = fetch(id);
+  return w.pending.work;
+}
+
+void engine::begin_strand(worker& w) {
+  w.base = w.pre.head();
+  ++w.c.tasks_run;
+}
+
+time_ps engine::go_idle(worker& w, time_ps cost) {
+  w.cur = none;
+  w.state = wstate::find_work;
+  return now_ + cost;
+}
+
+time_ps engine::apply(worker& w) {
+  const task_id id = w.cur;
+  const step s = w.pending;
+  advance(tasks_[id], s.work);
+  w.c.busy += s.work;
+  trace(w.index, static_cast<std::uint32_t>(s.what), id);
+  switch (s.what) {
+    case op::start_finish: return op_start_finish(w, id);
+    case op::end_finish: return op_end_finish(w, id);
+    case op::spawn: return op_spawn(w, id, s);
+    case op::call: return op_call(w, id, s);
+    case op::ret: return op_ret(w, id);
+    case op::alloc: return op_alloc(w, id, s.bytes);
+    case op::free: return op_free(w, id, s.bytes);
+    case op::give_up:
+      ++w.c.dummy_tasks;
+      tasks_[id].retry = retry_dummy;
+      return give_up_here(w, id);
+  }
+  return never;
+}
+
+// finish_node::open
+time_ps engine::op_start_finish(worker& w, task_id id) {
+  finish_id g;
+  if (!free_fins_.empty()) {
+    g = free_fins_.back();
+    free_fins_.pop_back();
+    fins_[g] = finish{};
+  } else {
+    g = static_cast<finish_id>(fins_.size());
+    fins_.emplace_back();
+  }
+  task& t = tasks_[id];
+  finish& F = fins_[g];
+  F.count = 1;
+  F.parent = t.cur;
+  F.depth = fins_[t.cur].depth + 1;
+  F.job = t.job;
+  F.span = t.span;
+  F.bspan = t.bspan;
+  t.cur = g;
+  advance(t, c_.finish);
+  ++w.c.finishes;
+  w.c.busy += c_.finish;
+  return now_ + c_.finish + run_task(w, id);
+}
+
+void engine::exit_finish(task_id id, finish_id g) {
+  task& t = tasks_[id];
+  finish& F = fins_[g];
+  if (checks_ && F.live != 0)
+    checks_->fail("a finish continued with " + std::to_string(F.live) + " of its tasks still running");
+  t.cur = F.parent;
+  t.span = std::max(t.span, F.span);
+  t.bspan = std::max(t.bspan, F.bspan);
+  free_fins_.push_back(g);
+}
+
+void engine::join_edge(const task& done) {
+  finish& F = fins_[done.join];
+  F.span = std::max(F.span, done.span);
+  // Cilkscale's burden on a spawned task's join (not on the root's).
+  F.bspan = std::max(F.bspan, done.bspan + (done.parent != none ? c_.burden : 0));
+  if (checks_) --F.live;
+}
+
+// end_finish: the fast path when only the body is left, else worker::suspend_at_end.
+time_ps engine::op_end_finish(worker& w, task_id id) {
+  const finish_id g = tasks_[id].cur;
+  finish& F = fins_[g];
+  if (F.count == 1) {
+    exit_finish(id, g);
+    return now_ + run_task(w, id);
+  }
+  F.waiter = id;
+  detach_bottom(w);  // before the release below: afterwards the waiter may run anywhere
+  ++w.c.suspensions;
+  w.cur = none;
+  w.c.busy += c_.suspend;
+  return end_unit(w, g, c_.suspend);
+}
+
+time_ps engine::end_unit(worker& w, finish_id g, time_ps cost) {
+  finish& F = fins_[g];
+  if (--F.count != 0) {
+    ++w.c.context_switches;
+    return go_idle(w, cost);
+  }
+  if (F.depth == 0) {  // a job's root finish: the run is over
+    job_done(F.job, now_ + cost);
+    free_fins_.push_back(g);
+    return go_idle(w, cost);
+  }
+  const task_id waiter = F.waiter;
+  exit_finish(waiter, g);
+  return now_ + cost + run_task(w, waiter);
+}
+
+void engine::job_done(std::uint32_t j, time_ps at) {
+  jobs_[j].done = true;
+  jobs_[j].end = at;
+  const finish& rf = fins_[jobs_[j].root_finish];
+  dag_.span = rf.span;
+  dag_.burdened_span = rf.bspan;
+  if (--jobs_left_ == 0) done_ = true;
+}
+
+time_ps engine::op_spawn(worker& w, task_id id, const step& s) {
+  const task_id cid = new_task(w, id, s, task_kind::spawned);
+  task& t = tasks_[id];
+  task& c = tasks_[cid];
+  advance(t, c_.spawn_wf);  // the serial work-first cost: the DAG's weight, whatever the policy
+  c.span = t.span;
+  c.bspan = t.bspan;
+  t.bspan += c_.burden;  // Cilkscale's burden on the continuation
+  const auto depth = static_cast<std::int32_t>(w.pre.head() - w.base);
+  const policy::decision d = policy::decide(
+      cfg_.adp, w.adp, cfg_.mode, s.clause, depth, w.fresh.size_estimate(), [&w] { return w.fresh.refresh_size(); },
+      [&w] { return w.stolen_pre + w.stolen_fresh; });
+  w.last_decision = d.policy;
+  if (d.policy == policy::spawn_policy::hf) {
+    c.kind = task_kind::queued;
+    ++fins_[c.join].count;
+    if (w.fresh.push(make_entry(cid))) on_exposed(w);
+    ++w.c.spawns_hf;
+    w.c.max_fresh = std::max<std::uint64_t>(w.c.max_fresh, w.fresh.size_estimate());
+    w.c.busy += c_.spawn_hf;
+    return now_ + c_.spawn_hf + run_task(w, id);
+  }
+  if (w.quota.preempt_pending()) return give_up_at_spawn(w, id, cid);
+  if (w.pre.push(make_entry(cid))) on_exposed(w);
+  ++w.c.spawns_wf;
+  const auto after = static_cast<std::int32_t>(w.pre.head() - w.base);
+  if (after > 0) w.c.max_wf_depth = std::max<std::uint64_t>(w.c.max_wf_depth, static_cast<std::uint64_t>(after));
+  w.c.busy += c_.spawn_wf;
+  return now_ + c_.spawn_wf + run_task(w, cid);
+}
+
+time_ps engine::op_call(worker& w, task_id id, const step& s) {
+  const task_id cid = new_task(w, id, s, task_kind::called);
+  task& t = tasks_[id];
+  task& c = tasks_[cid];
+  advance(t, c_.call);
+  c.span = t.span;
+  c.bspan = t.bspan;
+  ++w.c.calls;
+  if (w.quota.preempt_pending()) return give_up_at_call(w, cid);
+  w.c.busy += c_.call;
+  return now_ + c_.call + run_task(w, cid);
+}
+
+time_ps engine::op_ret(worker& w, task_id id) {
+  task& t = tasks_[id];
+  if (checks_) checks_->ended(id);
+  free_bytes(t.owner, t.bytes, false);
+  switch (t.kind) {
+    case task_kind::called: {  // back to the caller, sequentially
+      const task_id p = t.parent;
+      tasks_[p].span = t.span;
+      tasks_[p].bspan = t.bspan;
+      release_task(id);
+      return now_ + run_task(w, p);
+    }
+    case task_kind::spawned: return complete_spawned(w, id);
+    case task_kind::queued: return complete_queued(w, id);
+  }
+  return never;
+}
+
+// worker::complete_spawned and complete_spawned_slow.
+time_ps engine::complete_spawned(worker& w, task_id id) {
+  const entry me = make_entry(id);
+  bool mine = false;
+  if (w.pre.private_bottom_is(me)) {
+    w.pre.drop_private_bottom();
+    mine = true;
+  } else if (w.pre.private_empty()) {
+    entry got = no_entry;
+    const std::uint32_t head_before = w.pre.head();
+    if (w.pre.pop_shared(me, got) == sim_deque::shared_pop::got) {
+      if (w.pre.head() == head_before) ++w.base;  // taken by advancing tail: keep depth = head - base
+      mine = true;
+    }
+  }
+  if (!mine) return complete_queued(w, id);  // detached: end the unit it was counted as
+  const task& t = tasks_[id];
+  join_edge(t);
+  const task_id p = t.parent;
+  release_task(id);
+  return now_ + run_task(w, p);
+}
+
+// worker::complete_queued: a counted unit ends.
+time_ps engine::complete_queued(worker& w, task_id id) {
+  const task& t = tasks_[id];
+  join_edge(t);
+  const finish_id g = t.join;
+  const bool root = t.parent == none;
+  release_task(id);
+  ++w.c.arrivals;
+  w.c.busy += c_.arrive;
+  w.cur = none;
+  finish& F = fins_[g];
+  if (F.count == 1 || root) return end_unit(w, g, c_.arrive);
+  --F.count;
+  ++w.c.context_switches;
+  return go_idle(w, c_.arrive);
+}
+
+// worker::detach_bottom: the chain stops here; its innermost work-first child, if its entry is still
+// at the bottom, is counted in its finish and the entry becomes its parent's tagged continuation (W1).
+void engine::detach_bottom(worker& w) {
+  entry e = no_entry;
+  if (!w.pre.private_empty()) {
+    e = w.pre.pop();
+  } else if (w.pre.pop_shared(no_entry, e) == sim_deque::shared_pop::stolen) {
+    return;
+  }
+  if (e == no_entry) return;
+  w.pre.push(make_entry(detach_entry(e), parent_tag));
+}
+
+task_id engine::detach_entry(entry e) {
+  if (e & entry_tags) return entry_task(e);
+  const task& child = tasks_[entry_task(e)];
+  ++fins_[child.join].count;
+  return child.parent;
+}
+
+task_id engine::yield_continuation(worker& v) {
+  const entry e = v.pre.steal();
+  if (e == no_entry) return none;
+  ++v.stolen_pre;
+  ++v.c.stolen_preempted;
+  return detach_entry(e);
+}
+
+task_id engine::yield_fresh(worker& v) {
+  const entry e = v.fresh.steal();
+  if (e == no_entry) return none;
+  ++v.stolen_fresh;
+  ++v.c.stolen_fresh;
+  return entry_task(e);
+}
+
+// ---------------------------------------------------------------- memory (slaw::make_buffer)
+
+time_ps engine::op_alloc(worker& w, task_id id, std::int64_t bytes) {
+  task& t = tasks_[id];
+  if (w.quota.enabled()) {
+    if (t.retry == big_alloc) {  // the dummies paid for it: reserved, not charged
+      t.retry = 0;
+      w.quota.reserve_large(bytes);
+    } else {
+      const policy::reservation_plan plan = policy::plan_reservation(
+          static_cast<std::uint64_t>(bytes), w.quota.k(), [] { return std::numeric_limits<std::int64_t>::max(); });
+      if (plan.step == policy::reservation_step::run_dummy_tasks) {
+        t.retry = big_spawn;
+        t.retry_bytes = bytes;
+        const time_ps more = op_start_finish(w, id);  // fetches the spawn of the dummies next
+        return more;
+      }
+      if (!w.quota.fits(bytes, w.live)) {  // wait for quota: give up the deque, retry after a steal
+        t.retry = retry_alloc;
+        t.retry_bytes = bytes;
+        return give_up_here(w, id);
+      }
+      note_quota_used(w, w.quota.reserve(bytes, w.live));
+    }
+    w.quota.consume_reservation(bytes);
+  }
+  t.user_owner = static_cast<std::uint16_t>(w.index);
+  alloc_bytes(w, bytes, policy::memory_kind::user);
+  return now_ + run_task(w, id);
+}
+
+time_ps engine::op_free(worker& w, task_id id, std::int64_t bytes) {
+  free_bytes(tasks_[id].user_owner, bytes, true);
+  return now_ + run_task(w, id);
+}
+
+// ---------------------------------------------------------------- DFDeques give-ups (give_up.cpp)
+
+time_ps engine::give_up(worker& w, entry below, entry top) {
+  detach_bottom(w);
+  if (below != no_entry) w.pre.push(below);
+  w.pre.push(top);
+  const time_ps took = sched_->give_up(w);
+  ++w.c.quota_giveups;
+  on_exposed(w);  // wake a sleeper for the work handed over
+  sched_->check();
+  return go_idle(w, took);
+}
+
+// Fork with the quota spent: both the parent and the child go on the deque (Narlikar Fig. 5).
+time_ps engine::give_up_at_spawn(worker& w, task_id parent, task_id child) {
+  ++w.c.spawns_wf;
+  task& c = tasks_[child];
+  c.kind = task_kind::queued;
+  ++fins_[c.join].count;
+  c.start_charge = static_cast<std::uint32_t>(w.quota.take_deferred());
+  return give_up(w, make_entry(parent, parent_tag), make_entry(child, start_tag));
+}
+
+time_ps engine::give_up_at_call(worker& w, task_id callee) {
+  tasks_[callee].start_charge = static_cast<std::uint32_t>(w.quota.take_deferred());
+  return give_up(w, no_entry, make_entry(callee, start_tag));
+}
+
+time_ps engine::give_up_here(worker& w, task_id self) {
+  (void)w.quota.take_deferred();
+  return give_up(w, no_entry, make_entry(self, parent_tag));
+}
+
+// ---------------------------------------------------------------- the idle routine (find_work)
+
+// Routine 1 step 1 (worker::take_own): the bottoms of both deques, the deepest in the sync tree first,
+// preempted first on a tie (policy::pick_own_task); the other goes back.
+task_id engine::take_own(worker& w) {
+  bool exposed = false;
+  if (w.pre.split_requested()) {
+    w.pre.expose();
+    exposed = true;
+  }
+  if (w.fresh.split_requested()) {
+    w.fresh.expose();
+    exposed = true;
+  }
+  if (exposed) on_exposed(w);
+  const entry p = w.pre.pop();
+  const entry f = w.fresh.pop();
+  std::optional<std::uint32_t> pre_depth, fresh_depth;
+  if (p != no_entry) pre_depth = fins_[tasks_[entry_task(p)].cur].depth;
+  if (f != no_entry) fresh_depth = fins_[tasks_[entry_task(f)].join].depth;
+  const policy::own_task pick = policy::pick_own_task(pre_depth, fresh_depth);
+  if (pick == policy::own_task::none) return none;
+  ++w.c.local_takes;
+  if (pick == policy::own_task::fresh) {
+    if (p != no_entry) w.pre.push(p);
+    return entry_task(f);
+  }
+  if (f != no_entry) w.fresh.push(f);
+  if (checks_ && !(p & parent_tag)) checks_->fail("W1: an untagged entry at the bottom of an idle worker's deque");
+  return entry_task(p);
+}
+
+time_ps engine::find_work(worker& w) {
+  const task_id own = take_own(w);
+  if (own != none) {
+    begin_strand(w);
+    w.c.busy += c_.take;
+    trace(w.index, 1000, own);
+    return now_ + c_.take + run_task(w, own);
+  }
+  start_searching(w);
+  return search(w);
+}
+
+void engine::start_searching(worker& w) {
+  ++idle_;
+  ++searching_;
+  w.state = wstate::searching;
+  w.rounds = 0;
+  w.round.reset();
+  w.backoff_ns = cfg_.idle.backoff_first_ns;
+}
+
+// One event of the search loop: a round's start (a root task, else the scheduler's round), one probe,
+// or, after spin_rounds fruitless rounds, an attempt to sleep.
+time_ps engine::search(worker& w) {
+  if (!w.round) {
+    if (!injected_.empty()) {  // take_root
+      const task_id r = injected_.front();
+      injected_.pop_front();
+      found_work(w);
+      sched_->begin_root(w);
+      begin_strand(w);
+      w.c.busy += c_.take;
+      trace(w.index, 1001, r);
+      if (checks_) sched_->check();
+      return now_ + c_.take + run_task(w, r);
+    }
+    if (w.rounds > 0 && !policy::keep_spinning(w.rounds, cfg_.idle)) return try_sleep(w);
+    if (!sched_->begin_round(w)) {  // nobody to steal from
+      ++w.c.failed_steals;
+      ++w.rounds;
+      ++w.c.spins;
+      return now_ + vary(w, c_.probe) + vary(w, c_.spin);
+    }
+  }
+  const probe_result r = sched_->probe(w);
+  const time_ps probe = vary(w, c_.probe);
+  if (r.task != none) {
+    w.round.reset();
+    found_work(w);
+    begin_strand(w);
+    const time_ps steal = vary(w, c_.steal);
+    w.c.busy += steal;
+    if (checks_) sched_->check();
+    return now_ + probe + steal + run_task(w, r.task);
+  }
+  if (!r.round_over) return now_ + probe;
+  w.round.reset();
+  ++w.c.failed_steals;
+  ++w.rounds;
+  if (policy::keep_spinning(w.rounds, cfg_.idle)) {
+    ++w.c.spins;
+    return now_ + probe + vary(w, c_.spin);
+  }
+  return now_ + probe;  // the next event tries to sleep
+}
+
+// parking_lot::sleep: register as a sleeper, re-check the visible work, then sleep (timed if this was
+// the last searcher while someone works).
+time_ps engine::try_sleep(worker& w) {
+  w.rounds = 0;
+  ++sleepers_;
+  const std::uint32_t left = --searching_;
+  if (work_visible()) {
+    --sleepers_;
+    ++searching_;
+    return now_ + c_.probe;
+  }
+  const bool timed = policy::timed_sleep(left, idle_, cfg_.workers);
+  w.state = wstate::sleeping;
+  sleep_queue_.emplace_back(w.index, ++ticket_[w.index]);
+  if (!timed) return never;
+  const time_ps at = now_ + c_.park + w.backoff_ns * 1000;
+  w.backoff_ns = policy::next_backoff(w.backoff_ns, cfg_.idle);
+  return at;
+}
+
+// The sleeper runs again (woken, or its timeout passed): it searches.
+time_ps engine::wake_up(worker& w) {
+  ++ticket_[w.index];  // leaves the sleepers' queue, if still in it
+  --sleepers_;
+  ++searching_;
+  ++w.c.parks;
+  ++w.c.wakes;
+  w.state = wstate::searching;
+  w.round.reset();
+  w.rounds = 0;
+  return search(w);
+}
+
+void engine::wake_one(worker* waker) {
+  while (!sleep_queue_.empty()) {
+    const auto [i, ticket] = sleep_queue_.front();
+    sleep_queue_.pop_front();
+    if (ticket != ticket_[i]) continue;  // stale: it woke on its own
+    ++ticket_[i];
+    if (waker) waker->penalty += c_.wake_call;
+    q_.schedule(i, now_ + (waker ? c_.wake_call : 0) + c_.wake);
+    return;
+  }
+}
+
+void engine::found_work(worker& w) {
+  const std::uint32_t before = searching_--;
+  --idle_;
+  if (policy::wake_on_found(before, sleepers_)) wake_one(&w);
+}
+
+void engine::on_exposed(worker& waker) {
+  if (policy::wake_on_exposed(sleepers_, searching_)) wake_one(&waker);
+}
+
+time_ps engine::vary(worker& w, time_ps c) {
+  if (c_.jitter == 0 || c == 0) return c;
+  const double u = unit_interval(mix64(++w.jitter_state));
+  return static_cast<time_ps>(static_cast<double>(c) * (1.0 - c_.jitter + 2.0 * c_.jitter * u));
+}
+
+bool engine::work_visible() const {
+  if (!injected_.empty() || sched_->holds_work()) return true;
+  for (std::uint32_t i = 0; i < cfg_.workers; ++i)
+    if (!w_[i].pre.looks_empty() || !w_[i].fresh.looks_empty()) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------- counters and the entry point
+
+void worker_counters::add(const worker_counters& o) {
+  spawns_wf += o.spawns_wf;
+  spawns_hf += o.spawns_hf;
+  calls += o.calls;
+  finishes += o.finishes;
+  steals_preempted += o.steals_preempted;
+  steals_fresh += o.steals_fresh;
+  stolen_preempted += o.stolen_preempted;
+  stolen_fresh += o.stolen_fresh;
+  failed_steals += o.failed_steals;
+  probes += o.probes;
+  context_switches += o.context_switches;
+  suspensions += o.suspensions;
+  arrivals += o.arrivals;
+  local_takes += o.local_takes;
+  tasks_run += o.tasks_run;
+  policy_switches += o.policy_switches;
+  max_wf_depth = std::max(max_wf_depth, o.max_wf_depth);
+  max_fresh = std::max(max_fresh, o.max_fresh);
+  parks += o.parks;
+  wakes += o.wakes;
+  spins += o.spins;
+  quota_giveups += o.quota_giveups;
+  dummy_tasks += o.dummy_tasks;
+  quota_max_used = std::max(quota_max_used, o.quota_max_used);
+  quota_overrun_bytes += o.quota_overrun_bytes;
+  busy += o.busy;
+}
+
+run_result simulate(dag_source& source, const costs& c, const run_config& cfg) {
+  engine e(source, c, cfg);
+  return e.run();
+}
+
+}  // namespace slaw::sim

@@ -1,0 +1,208 @@
+#include "sim/options.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+
+#include "sim/workloads.hpp"
+
+namespace slaw::sim {
+
+namespace {
+
+bool to_u64(const std::string& s, std::uint64_t& v) {
+  if (s.empty() || s[0] == '-' || s[0] == '+') return false;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long x = std::strtoull(s.c_str(), &end, 10);
+  if (*end != '\0' || errno == ERANGE) return false;
+  v = x;
+  return true;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t p = s.find(sep, start);
+    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
+    if (p == std::string::npos) return out;
+    start = p + 1;
+  }
+}
+
+std::uint64_t bounded(const std::string& opt, const std::string& v, std::uint64_t lo, std::uint64_t hi) {
+  std::uint64_t x;
+  if (!to_u64(v, x) || x < lo || x > hi)
+    throw usage_error(opt + " '" + v + "': expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return x;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> parse_workers(const std::string& s) {
+  const std::string accepted =
+      "expected a comma-separated list of N, A-B (every integer), A-B*F (times F) or A-B+S (step S), each in [1, " +
+      std::to_string(max_workers) + "]";
+  std::vector<std::uint32_t> out;
+  for (const std::string& item : split(s, ',')) {
+    auto bad = [&] { return usage_error("--workers '" + s + "': '" + item + "' is not valid; " + accepted); };
+    std::uint64_t a, b, k = 1;
+    const std::size_t dash = item.find('-');
+    if (dash == std::string::npos) {
+      if (!to_u64(item, a) || a < 1 || a > max_workers) throw bad();
+      out.push_back(static_cast<std::uint32_t>(a));
+      continue;
+    }
+    std::string lo = item.substr(0, dash), hi = item.substr(dash + 1);
+    char kind = '+';
+    const std::size_t op = hi.find_first_of("*+");
+    if (op != std::string::npos) {
+      kind = hi[op];
+      if (!to_u64(hi.substr(op + 1), k) || k < (kind == '*' ? 2u : 1u) || k > max_workers) throw bad();
+      hi = hi.substr(0, op);
+    }
+    if (!to_u64(lo, a) || !to_u64(hi, b) || a < 1 || b > max_workers || a > b) throw bad();
+    for (std::uint64_t x = a; x <= b; x = kind == '*' ? x * k : x + k) out.push_back(static_cast<std::uint32_t>(x));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::string usage() {
+  std::string s =
+      "usage: slaw-sim --gen WORKLOAD [options]\n"
+      "Simulates the slaw runtime's schedulers (the runtime's own policy code) on P = 1..1024 simulated\n"
+      "workers and prints, per configuration, the simulated time, the speedup over the work, steals,\n"
+      "the largest work-first depth, fresh-task count and live bytes; and the computation's work, span\n"
+      "and parallelism as Cilkscale reports them. docs/simulation.md has the model and its calibration.\n"
+      "\n"
+      "  --gen SPEC             the workload (see --list), e.g. fib:30, fj:1024,reps=100, uts:T3, dc:12\n"
+      "  --workers LIST         worker counts: 1,2,4 | 1-256 | 1-1024*2 (doubling) | 8-64+8; default 1\n"
+      "  --policy LIST          spawn policies of work stealing: wf, hf, dyn (ADP); default dyn\n"
+      "  --scheduler LIST       ws (SLAW's adaptive work stealing), dfdeques (DFDeques(K)); default ws\n"
+      "  --K LIST               dfdeques: memory quota per worker between steals, bytes >= 1 or inf;\n"
+      "                         default 50000\n"
+      "  --seed N               victim choices (0: the runtime's own per-worker seeds); default 0\n"
+      "  --costs NAME|FILE      cost model: measured (default), burdened, slaw-java, unit, or a file of\n"
+      "                         KEY=VALUE lines\n"
+      "  --cost KEY=VALUE       override one cost (repeatable; applied after --costs)\n"
+      "  --S N, --F N, --INT N  ADP's stack bound, fresh-task bound, interval (defaults 256, 128, 64)\n"
+      "  --spin-rounds N        fruitless steal rounds before an idle worker sleeps; default 64\n"
+      "  --fresh-first          thieves try a victim's fresh deque before its preempted one\n"
+      "  --checks               verify the runtime's invariants on every operation (slower)\n"
+      "  --csv FILE             the results as Cilkscale's CSV (tag, work, span, parallelism, burdened\n"
+      "                         span, burdened parallelism, then one 'Nc time (seconds)' column per N)\n"
+      "  --detail FILE          every counter of every configuration, one CSV line each\n"
+      "  --plot FILE.png        plot time and speedup against workers (runs src/sim/plot_sim.py)\n"
+      "  --python PATH          the Python with matplotlib for --plot; default /usr/bin/python3\n"
+      "  --list                 the workloads, their cost models, and the cost keys\n"
+      "  --help                 this text\n";
+  return s;
+}
+
+options parse_options(int argc, char** argv) {
+  options o;
+  std::vector<std::string> cost_overrides;
+  std::vector<std::string> policies{"dyn"}, schedulers{"ws"};
+  std::vector<std::uint64_t> quotas{50000};
+  bool k_given = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw usage_error(a + ": missing its value (see --help)");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") o.help = true;
+    else if (a == "--list") o.list = true;
+    else if (a == "--gen") o.gen = value();
+    else if (a == "--workers") o.workers = parse_workers(value());
+    else if (a == "--policy") {
+      policies = split(value(), ',');
+      for (const std::string& p : policies)
+        if (p != "wf" && p != "hf" && p != "dyn")
+          throw usage_error("--policy: '" + p + "' is not a policy; accepted: wf, hf, dyn");
+    } else if (a == "--scheduler") {
+      schedulers = split(value(), ',');
+      for (const std::string& p : schedulers)
+        if (p != "ws" && p != "dfdeques")
+          throw usage_error("--scheduler: '" + p + "' is not a scheduler; accepted: ws, dfdeques");
+    } else if (a == "--K") {
+      const std::string v = value();
+      quotas.clear();
+      k_given = true;
+      for (const std::string& k : split(v, ',')) {
+        std::uint64_t q;
+        if (k == "inf") q = 0;
+        else if (!to_u64(k, q) || q < 1) throw usage_error("--K: '" + k + "' is not a quota; accepted: bytes >= 1, or inf");
+        quotas.push_back(q);
+      }
+    } else if (a == "--seed") o.seed = bounded(a, value(), 0, ~std::uint64_t{0} >> 1);
+    else if (a == "--costs") o.cost_model = value();
+    else if (a == "--cost") cost_overrides.push_back(value());
+    else if (a == "--S") o.adp.S = static_cast<std::uint32_t>(bounded(a, value(), 1, 1u << 30));
+    else if (a == "--F") o.adp.F = static_cast<std::uint32_t>(bounded(a, value(), 1, 1u << 30));
+    else if (a == "--INT") {
+      o.adp.INT = static_cast<std::uint32_t>(bounded(a, value(), 1, 1u << 30));
+      o.adp.steal_threshold = o.adp.INT;  // as SLAW_INT sets both
+    } else if (a == "--spin-rounds") o.idle.spin_rounds = static_cast<std::uint32_t>(bounded(a, value(), 1, 1u << 30));
+    else if (a == "--fresh-first") o.preempted_first = false;
+    else if (a == "--checks") o.checks = true;
+    else if (a == "--csv") o.csv = value();
+    else if (a == "--detail") o.detail = value();
+    else if (a == "--plot") o.plot = value();
+    else if (a == "--python") o.python = value();
+    else throw usage_error("unknown option '" + a + "' (see --help)");
+  }
+  if (o.help || o.list) return o;
+  if (o.gen.empty()) throw usage_error("--gen is required (see --list for the workloads)");
+  // The cost model, then the overrides.
+  bool named = false;
+  for (const std::string& n : costs::model_names()) named |= n == o.cost_model;
+  try {
+    if (named) {
+      o.c = costs::named(o.cost_model);
+    } else if (std::ifstream(o.cost_model)) {
+      o.c = costs{};
+      o.c.load_file(o.cost_model);
+    } else {
+      std::string all;
+      for (const std::string& n : costs::model_names()) all += (all.empty() ? "" : ", ") + n;
+      throw std::invalid_argument("'" + o.cost_model + "' is neither a cost model nor a readable file; accepted: " + all +
+                                  ", or a file of KEY=VALUE lines");
+    }
+    for (const std::string& kv : cost_overrides) {
+      const std::size_t eq = kv.find('=');
+      if (eq == std::string::npos) throw std::invalid_argument("'" + kv + "' is not KEY=VALUE");
+      o.c.set(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--costs/--cost: ") + e.what());
+  }
+  const bool has_dfd = std::find(schedulers.begin(), schedulers.end(), "dfdeques") != schedulers.end();
+  if (k_given && !has_dfd) throw usage_error("--K applies to --scheduler dfdeques only");
+  for (const std::string& s : schedulers) {
+    if (s == "ws") {
+      for (const std::string& p : policies) {
+        row_spec r;
+        r.mode = p == "wf" ? policy::mode::wf : p == "hf" ? policy::mode::hf : policy::mode::dyn;
+        r.tag = p;
+        o.rows.push_back(r);
+      }
+    } else {
+      for (std::uint64_t q : quotas) {
+        row_spec r;
+        r.scheduler = scheduler_kind::dfdeques;
+        r.mode = policy::mode::wf;
+        r.quota = q;
+        r.tag = "dfd(K=" + (q ? std::to_string(q) : std::string("inf")) + ")";
+        o.rows.push_back(r);
+      }
+    }
+  }
+  return o;
+}
+
+}  // namespace slaw::sim

@@ -1,0 +1,184 @@
+// DFDeques(K), thief side and give-ups, as src/sched/dfdeques/ does them: R's order and every decision
+// about it are policy::deque_order's; the tasks are here (an owned deque is its worker's preempted
+// deque, an ownerless one a list of entries taken from its bottom). One lock guards R: a steal attempt
+// that finds it held fails (try_lock), a give-up waits for it; each holds it `dfd_lock`.
+#include <cassert>
+#include <limits>
+
+#include "sim/checks.hpp"
+#include "sim/engine.hpp"
+#include "sim/scheduler.hpp"
+#include "slaw/policy/deque_order.hpp"
+
+namespace slaw::sim {
+
+namespace {
+
+class dfd_scheduler final : public sim_scheduler {
+  using order = policy::deque_order<std::uint32_t>;
+  static constexpr std::uint32_t ownerless_bit = std::uint32_t{1} << 31;
+
+ public:
+  dfd_scheduler(engine& e, std::uint64_t quota)
+      : e_(e), quota_(quota), r_(e.workers()), own_(e.workers(), r_.end()), has_own_(e.workers(), 0) {}
+
+  // Work-first by definition (Narlikar Fig. 5: a fork pushes the parent and runs the child); the space
+  // bound comes from the quota, so ADP's stack condition is off (src/sched/dfdeques/dfdeques.cpp).
+  void configure(run_config& c) const override {
+    c.mode = policy::mode::wf;
+    c.adp.S = std::numeric_limits<std::uint32_t>::max() / 2;
+  }
+
+  bool begin_round(worker&) override { return true; }
+
+  probe_result probe(worker& thief) override {
+    probe_result r;
+    r.round_over = true;
+    ++thief.c.probes;
+    const std::uint64_t random = thief.next_random();  // drawn before the lock, as dfdeques::steal does
+    const time_ps now = e_.now();
+    if (now < lock_until_) {  // another steal or give-up holds R: a failed attempt
+      ++t_.failed_attempts;
+      return r;
+    }
+    lock_until_ = now + e_.cost().dfd_lock;
+    remove_own(thief);  // its deque is empty and it has no task: the deque leaves R first
+    const order::position victim = r_.pick_victim(random);
+    if (victim == r_.end()) {
+      ++t_.failed_attempts;
+      return r;
+    }
+    const std::uint32_t id = victim->id;
+    const bool ownerless = victim->kind == policy::deque_kind::ownerless;
+    entry got = no_entry;
+    worker* owner = nullptr;
+    if (!ownerless) {
+      owner = &e_.at(id);
+      if (owner->pre.looks_empty()) {
+        owner->pre.request_split();  // the owner exposes part of its private region at its next push
+      } else {
+        task_id t = e_.yield_continuation(*owner);
+        if (t != none) got = make_entry(t, parent_tag);
+      }
+    } else {
+      node& n = nodes_[id & ~ownerless_bit];
+      assert(victim->tasks == n.entries.size() - n.bottom);
+      got = n.entries[n.bottom++];
+      if (!(got & entry_tags)) got = make_entry(e_.detach_entry(got), parent_tag);  // a frame of a stopped chain
+    }
+    if (got == no_entry) {
+      ++t_.failed_attempts;
+      return r;
+    }
+    own_[thief.index] = r_.take_bottom(victim, {thief.index, policy::deque_kind::owned, 0});
+    has_own_[thief.index] = 1;
+    if (ownerless && nodes_[id & ~ownerless_bit].bottom == nodes_[id & ~ownerless_bit].entries.size())
+      recycle(id & ~ownerless_bit);
+    ++t_.steals;
+    thief.quota.new_period(thief.live);  // steal() resets the quota (Fig. 5)
+    if (got & start_tag)  // a frame made at a give-up, paid by its starter
+      e_.note_quota_used(thief, thief.quota.charge(e_.t(entry_task(got)).start_charge, thief.live));
+    ++thief.c.steals_preempted;
+    if (owner) e_.penalize(*owner);
+    e_.trace(thief.index, 2000 + (ownerless ? 1 : 0), entry_task(got));
+    r.task = entry_task(got);
+    return r;
+  }
+
+  // A root's deque goes to the right end of R (later roots have lower priority); a new quota period.
+  void begin_root(worker& w) override {
+    own_[w.index] = r_.enter_root(has_own_[w.index] ? own_[w.index] : r_.end(), w.index);
+    has_own_[w.index] = 1;
+    w.quota.new_period(w.live);
+  }
+
+  std::int64_t give_up(worker& w) override {
+    const time_ps now = e_.now();
+    const time_ps start = lock_until_ > now ? lock_until_ : now;  // the give-up waits for the lock
+    lock_until_ = start + e_.cost().dfd_lock;
+    assert(has_own_[w.index] && "DFDeques: a worker gave up a deque it does not own");
+    const std::uint32_t d = new_node();
+    w.pre.take_all(nodes_[d].entries);
+    const order::position at = r_.give_up(own_[w.index], d | ownerless_bit, nodes_[d].entries.size());
+    has_own_[w.index] = 0;
+    own_[w.index] = r_.end();
+    ++t_.giveups;
+    if (at == r_.end()) recycle(d);
+    return lock_until_ - now;
+  }
+
+  bool holds_work() const override { return r_.ownerless_tasks() != 0; }
+
+  void check() override {
+    checker* ch = e_.checks();
+    if (!ch) return;
+    std::vector<checker::deque_view> view;
+    for (auto s = r_.begin(); s != r_.end(); ++s) {
+      checker::deque_view d;
+      if (s->kind == policy::deque_kind::placeholder) continue;
+      if (s->kind == policy::deque_kind::owned) {
+        worker& w = e_.at(s->id);
+        d.owner = static_cast<int>(s->id);
+        for (std::uint32_t i = 0; i < w.pre.size(); ++i) d.entries.push_back(w.pre.at(i));
+      } else {
+        const node& n = nodes_[s->id & ~ownerless_bit];
+        if (s->tasks != n.entries.size() - n.bottom) ch->fail("R: an ownerless deque's task count differs from its entries");
+        for (std::size_t i = n.bottom; i < n.entries.size(); ++i) d.entries.push_back(n.entries[i]);
+      }
+      view.push_back(std::move(d));
+    }
+    if (quota_ == 0 && r_.deques() > e_.workers()) ch->fail("DFDeques(K = inf): more deques in R than workers");
+    ch->lemma_3_1(view);
+  }
+
+  tallies tally() const override {
+    tallies t = t_;
+    t.deletions = r_.tally().deletions;
+    t.max_deques = r_.tally().max_deques;
+    return t;
+  }
+
+ private:
+  struct node {
+    std::vector<entry> entries;  // oldest (the bottom thieves take) first
+    std::size_t bottom = 0;
+  };
+  void remove_own(worker& w) {
+    if (!has_own_[w.index]) return;
+    r_.remove(own_[w.index]);
+    has_own_[w.index] = 0;
+    own_[w.index] = r_.end();
+  }
+  std::uint32_t new_node() {
+    if (!free_.empty()) {
+      std::uint32_t d = free_.back();
+      free_.pop_back();
+      return d;
+    }
+    nodes_.emplace_back();
+    return static_cast<std::uint32_t>(nodes_.size() - 1);
+  }
+  void recycle(std::uint32_t d) {
+    nodes_[d].entries.clear();
+    nodes_[d].bottom = 0;
+    free_.push_back(d);
+  }
+
+  engine& e_;
+  std::uint64_t quota_;
+  order r_;
+  std::vector<order::position> own_;
+  std::vector<char> has_own_;
+  std::vector<node> nodes_;
+  std::vector<std::uint32_t> free_;
+  time_ps lock_until_ = 0;
+  tallies t_;
+};
+
+}  // namespace
+
+std::unique_ptr<sim_scheduler> make_dfdeques(engine& e, std::uint64_t quota) {
+  return std::make_unique<dfd_scheduler>(e, quota);
+}
+
+}  // namespace slaw::sim

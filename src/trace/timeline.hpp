@@ -1,0 +1,43 @@
+// A runtime's timeline trace (SLAW_TRACE=timeline:PATH, docs/tracing.md): the workers' recorders and
+// their buffers, the clock, and the output file. The file is opened (truncated) and the buffers are
+// allocated when the runtime is built, so that a bad path or a buffer too large fails then with a
+// config_error; the trace is written when the runtime ends, after its workers stopped.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "slaw/config.hpp"
+#include "trace/timeline_recorder.hpp"
+#include "trace/trace_clock.hpp"
+
+namespace slaw::detail {
+
+class timeline {
+ public:
+  // Throws config_error naming SLAW_TRACE and the path (cannot be opened for writing) or
+  // SLAW_TRACE_EVENTS (the buffers cannot be allocated).
+  timeline(const config& cfg, unsigned workers);
+  ~timeline();
+  timeline(const timeline&) = delete;
+  timeline& operator=(const timeline&) = delete;
+
+  timeline_recorder& recorder(unsigned worker) noexcept { return recorders_[worker]; }
+
+  // Call once, after the workers stopped. Writes the JSON and says on stderr where it went, how many
+  // events were dropped, or why it could not be written (never throws: it runs in a destructor).
+  void write() noexcept;
+
+ private:
+  std::string path_;  // the file written: cfg.timeline_path, or a numbered variant of it (timeline.cpp)
+  std::FILE* file_ = nullptr;
+  std::string scheduler_, policy_;
+  trace_clock clock_;
+  std::size_t per_worker_;
+  std::unique_ptr<tl_event[]> events_;
+  std::vector<timeline_recorder> recorders_;
+};
+
+}  // namespace slaw::detail

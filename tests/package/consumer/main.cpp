@@ -1,0 +1,115 @@
+// A program outside slaw's tree, built against an installed slaw (tests/package/check.sh): it uses the
+// public API across the library boundary and exits non-zero, saying what, when a result is wrong.
+#include <cstdio>
+#include <numeric>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "slaw/slaw.hpp"
+
+namespace {
+
+int failures = 0;
+void expect(bool ok, const char* what) {
+  if (!ok) {
+    std::fprintf(stderr, "consumer: FAILED: %s\n", what);
+    ++failures;
+  }
+}
+
+slaw::task<long> fib(int n) {
+  if (n < 2) co_return n;
+  long a, b;
+  auto f = co_await slaw::start_finish();
+  co_await slaw::async(&a, fib, n - 1);
+  b = co_await fib(n - 2);
+  co_await slaw::end_finish(f);
+  co_return a + b;
+}
+
+long fib_iterative(int n) {
+  long a = 0, b = 1;
+  for (int i = 0; i < n; ++i) b = std::exchange(a, b) + b;
+  return a;
+}
+
+using slaw_vector = std::vector<long, slaw::allocator<long>>;  // user memory through slaw::allocate
+
+// Divide and conquer over [lo, hi), the halves as help-first and work-first children.
+slaw::task<long> sum(const slaw_vector* v, std::size_t lo, std::size_t hi) {
+  if (hi - lo <= 1024) co_return std::accumulate(v->begin() + lo, v->begin() + hi, 0L);
+  std::size_t mid = lo + (hi - lo) / 2;
+  long left = 0, right = 0;
+  co_await slaw::finish([&]() -> slaw::task<> {
+    co_await slaw::async(slaw::hf, &left, sum, v, lo, mid);
+    co_await slaw::async(slaw::wf, &right, sum, v, mid, hi);
+  });
+  co_return left + right;
+}
+
+// n flat asyncs, each adding one under isolation.
+slaw::task<> count_isolated(long* counter, int n) {
+  co_await slaw::finish([&]() -> slaw::task<> {
+    for (int i = 0; i < n; ++i)
+      co_await slaw::async([counter]() -> slaw::task<> {
+        slaw::isolated([&] { ++*counter; });
+        co_return;
+      });
+  });
+}
+
+slaw::task<> thrower() {
+  throw std::runtime_error("from a spawned task");
+  co_return;
+}
+
+slaw::task<bool> exception_reaches_finish() {
+  try {
+    co_await slaw::finish([]() -> slaw::task<> { co_await slaw::async(thrower); });
+  } catch (const std::runtime_error&) {
+    co_return true;
+  }
+  co_return false;
+}
+
+}  // namespace
+
+int main() {
+  slaw::config cfg;
+  cfg.workers = 4;
+  slaw::runtime rt{cfg};
+  expect(rt.workers() == 4, "runtime::workers() is the configured 4");
+
+  expect(rt.run(fib(24)) == fib_iterative(24), "fib(24) with async/finish");
+
+  slaw_vector v(1 << 20);
+  std::iota(v.begin(), v.end(), 1L);
+  const long n = static_cast<long>(v.size());
+  expect(rt.run(sum(&v, 0, v.size())) == n * (n + 1) / 2, "parallel sum of 1..2^20");
+
+  const int asyncs = 10000;
+  long counter = 0;
+  rt.reset_stats();
+  rt.run(count_isolated(&counter, asyncs));
+  expect(counter == asyncs, "every async of the flat loop ran once, isolated");
+  slaw::runtime_stats st = rt.stats();
+  expect(st.total.spawns_wf + st.total.spawns_hf == static_cast<std::uint64_t>(asyncs),
+         "the counters saw every spawn of the flat loop");
+
+  expect(rt.run(exception_reaches_finish()), "a spawned task's exception is rethrown at its finish");
+
+  bool rejected = false;
+  try {
+    slaw::config bad;
+    bad.workers = 100000;
+    bad.validate();
+  } catch (const slaw::config_error&) {  // thrown inside the library, caught here by its type
+    rejected = true;
+  }
+  expect(rejected, "config::validate throws slaw::config_error for workers = 100000");
+
+  if (failures) return 1;
+  std::printf("consumer: all checks passed (%u workers)\n", rt.workers());
+  return 0;
+}
