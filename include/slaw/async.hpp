@@ -107,7 +107,7 @@ struct spawn_awaiter {
   policy::schedule clause;
   [[no_unique_address]] spawn_name<Named> name;
 
-  bool await_ready() noexcept {
+  [[gnu::always_inline]] bool await_ready() noexcept {
     detail::worker* w = detail::tls_worker;
     assert(w && "slaw::async used outside a slaw task");
     detail::finish_node* f = parent->cur;
@@ -127,7 +127,7 @@ struct spawn_awaiter {
     }
     return false;
   }
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<>) noexcept {
+  [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<>) noexcept {
     // Once the entry is pushed a thief may resume the parent, whose frame holds this awaiter:
     // touch nothing of it afterwards.
     promise<T>* c = child;
@@ -138,7 +138,7 @@ struct spawn_awaiter {
     w->push_preempted(c);
     return run;
   }
-  void await_resume() const noexcept {}
+  [[gnu::always_inline]] void await_resume() const noexcept {}
 };
 
 template <class T, bool Named>

@@ -64,20 +64,20 @@ struct start_finish_awaiter {
   detail::promise_base* frame;
   bool await_ready() const noexcept { return true; }
   void await_suspend(std::coroutine_handle<>) const noexcept {}
-  finish_scope await_resume() const noexcept { return finish_scope(frame); }
+  [[gnu::always_inline]] finish_scope await_resume() const noexcept { return finish_scope(frame); }
 };
 inline start_finish_awaiter transform(detail::promise_base& p, start_finish_op, transform_tag) noexcept { return {&p}; }
 
 struct end_finish_awaiter {
   finish_scope* scope;
-  bool await_ready() const noexcept {
+  [[gnu::always_inline]] bool await_ready() const noexcept {
     return scope->node_.only_body_left();
   }
   template <class P>
   std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) const noexcept {
     return detail::tls_worker->suspend_at_end(&scope->node_, &h.promise());
   }
-  void await_resume() const {
+  [[gnu::always_inline]] void await_resume() const {
     scope->ended_ = true;
     scope->frame_->cur = scope->node_.parent;
     if (scope->node_.has_exception()) [[unlikely]] std::rethrow_exception(scope->node_.take_exception());

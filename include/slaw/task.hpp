@@ -33,9 +33,9 @@ struct promise;
 
 template <class T>
 struct final_awaiter {
-  bool await_ready() const noexcept { return false; }
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<promise<T>> h) noexcept;
-  void await_resume() const noexcept {}
+  [[gnu::always_inline]] bool await_ready() const noexcept { return false; }
+  [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<promise<T>> h) noexcept;
+  [[gnu::always_inline]] void await_resume() const noexcept {}
 };
 
 template <class T>
@@ -93,7 +93,7 @@ struct promise : detail::promise_base, promise_storage<T> {
 SLAW_EXPORT std::coroutine_handle<> end_body(detail::promise_base& body) noexcept;
 
 template <class T>
-std::coroutine_handle<> final_awaiter<T>::await_suspend(std::coroutine_handle<promise<T>> h) noexcept {
+[[gnu::always_inline]] inline std::coroutine_handle<> final_awaiter<T>::await_suspend(std::coroutine_handle<promise<T>> h) noexcept {
   detail::promise_base& p = h.promise();
   if (p.kind == detail::task_kind::called) return p.parent->self;
   if (p.kind == detail::task_kind::spawned) return detail::tls_worker->complete_spawned(&p);
@@ -103,7 +103,7 @@ std::coroutine_handle<> final_awaiter<T>::await_suspend(std::coroutine_handle<pr
 
 // Starts `callee`, set up as a sequential call or a finish body of `caller`: transfers to it, unless the
 // scheduler stopped this chain (a memory quota is spent, docs/space.md), which hands the call over.
-inline std::coroutine_handle<> start_call([[maybe_unused]] detail::promise_base* caller,
+[[gnu::always_inline]] inline std::coroutine_handle<> start_call([[maybe_unused]] detail::promise_base* caller,
                                           detail::promise_base& callee) noexcept {
   SLAW_SERIAL_ORDER_NOTE_CHILD(caller, &callee);
   if (detail::tls_allocator->quota_preempt_pending()) [[unlikely]] return detail::tls_worker->give_up_at_call(&callee);
@@ -116,8 +116,8 @@ struct call_awaiter {
   detail::promise_base* caller;
   std::coroutine_handle<promise<T>> callee;
 
-  bool await_ready() const noexcept { return false; }
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<>) noexcept {
+  [[gnu::always_inline]] bool await_ready() const noexcept { return false; }
+  [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<>) noexcept {
     promise<T>& c = callee.promise();
     c.kind = detail::task_kind::called;
     c.parent = caller;
@@ -125,7 +125,7 @@ struct call_awaiter {
     c.out = nullptr;
     return start_call(caller, c);
   }
-  T await_resume() {
+  [[gnu::always_inline]] T await_resume() {
     struct destroy_guard {
       std::coroutine_handle<promise<T>> h;
       ~destroy_guard() { h.destroy(); }

@@ -147,10 +147,10 @@ class SLAW_EXPORT worker {
   }
 
   // ---------------- active tasks ----------------
-  void task_begins() noexcept {
+  [[gnu::always_inline]] void task_begins() noexcept {
     if (++tasks_local_ > tasks_hi_) [[unlikely]] publish_tasks();
   }
-  void task_ends() noexcept {
+  [[gnu::always_inline]] void task_ends() noexcept {
     if (--tasks_local_ < tasks_lo_) [[unlikely]] publish_tasks();
   }
 
