@@ -120,7 +120,8 @@ class SLAW_EXPORT worker {
   [[gnu::always_inline]] policy::spawn_policy choose(policy::schedule clause) noexcept {
     const auto depth = static_cast<std::int32_t>(pre_.head() - base_);
     policy::decision d = policy::decide(
-        adp_params_, adp_, mode_, clause, depth, fresh_.size_estimate(), [this] { return fresh_.refresh_size(); },
+        adp_params_, adp_, mode_, clause, depth, [this] { return fresh_.size_estimate(); },
+        [this] { return fresh_.refresh_size(); },
         [this] {
           return stolen_pre_.load(std::memory_order_relaxed) + stolen_fresh_.load(std::memory_order_relaxed);
         });

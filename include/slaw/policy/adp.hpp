@@ -8,7 +8,12 @@
 //   2. fresh condition   fresh >= F        -> work-first
 //   3. heuristic         every INT spawns: steals from this worker in the last interval > threshold
 //                        -> help-first for the next interval, else work-first. A worker starts help-first.
-// Each decision carries its reason, so that a trace need not re-derive it.
+// A bound is tested only where it can change the outcome: in a work-first interval only the stack
+// condition can (a work-first spawn adds no fresh task), in a help-first one only the fresh condition
+// can, and the stack condition then only vetoes it. So a dyn spawn in a work-first interval costs a
+// countdown, one policy test and one depth compare.
+// Each decision carries its reason, so that a trace need not re-derive it: a bound is the reason only
+// when it overrode the interval's policy (or an explicit wf clause).
 // Resolutions of the paper's open questions (docs/adaptive_policy.md):
 //   Q1 the stack condition wins over an explicit `wf` clause; an explicit `hf` is always honoured.
 //   Q2 every dyn spawn, forced or not, counts towards the interval.
@@ -19,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace slaw::policy {
 
@@ -90,28 +96,41 @@ inline spawn_policy heuristic(const adp_params& p, std::uint64_t steals_in_inter
 // switch). `fresh_count()` is consulted only when the cheap estimate is >= F; `stolen_from_me()` only at
 // an interval's end, so the common case touches worker-local fields only. Every reason is a constant
 // of the branch that already tells the cases apart: the common path has no extra test.
-template <class FreshCount, class StolenFromMe>
+// The end of an interval: the heuristic picks the next interval's policy.
+template <class StolenFromMe>
+void end_interval(const adp_params& p, adp_state& s, StolenFromMe&& stolen_from_me) noexcept {
+  std::uint64_t now = stolen_from_me();
+  spawn_policy next = heuristic(p, now - s.stolen_at_start);
+  if (next != s.current) ++s.switches;
+  s.current = next;
+  s.stolen_at_start = now;
+  s.left = p.INT;
+}
+
+// `fresh_estimate`: a number, or a callable returning it (then read only in a help-first interval).
+template <class FreshEstimate, class FreshCount, class StolenFromMe>
 inline decision decide(const adp_params& p, adp_state& s, mode m, schedule clause, std::int64_t depth,
-                       std::uint32_t fresh_estimate, FreshCount&& fresh_count, StolenFromMe&& stolen_from_me) noexcept {
-  if (m == mode::wf) [[unlikely]] return {spawn_policy::wf, reason::clause};
-  if (m == mode::hf) [[unlikely]] return {spawn_policy::hf, reason::clause};
-  if (depth >= static_cast<std::int64_t>(p.S)) [[unlikely]] return {spawn_policy::hf, reason::stack_bound};
-  if (clause != schedule::dyn) [[unlikely]]
+                       FreshEstimate&& fresh_estimate, FreshCount&& fresh_count,
+                       StolenFromMe&& stolen_from_me) noexcept {
+  if (m != mode::dyn) [[unlikely]] return {m == mode::wf ? spawn_policy::wf : spawn_policy::hf, reason::clause};
+  const auto S = static_cast<std::int64_t>(p.S);
+  if (clause != schedule::dyn) [[unlikely]] {  // Q1: the stack condition overrides an explicit wf; clauses do not count (Q2)
+    if (depth >= S) return {spawn_policy::hf, reason::stack_bound};
     return {clause == schedule::wf ? spawn_policy::wf : spawn_policy::hf, reason::clause};
-  bool forced = false;
-  if (fresh_estimate >= p.F) [[unlikely]] {
-    if (fresh_count() >= p.F) forced = true;
   }
-  if (--s.left == 0) [[unlikely]] {  // Q2: a forced spawn counts too
-    std::uint64_t now = stolen_from_me();
-    spawn_policy next = heuristic(p, now - s.stolen_at_start);
-    if (next != s.current) ++s.switches;
-    s.current = next;
-    s.stolen_at_start = now;
-    s.left = p.INT;
+  if (--s.left == 0) [[unlikely]] end_interval(p, s, stolen_from_me);  // Q2: a forced spawn counts too
+  if (s.current == spawn_policy::wf) [[likely]] {
+    if (depth >= S) [[unlikely]] return {spawn_policy::hf, reason::stack_bound};
+    return {spawn_policy::wf, reason::interval};
   }
-  if (forced) [[unlikely]] return {spawn_policy::wf, reason::fresh_bound};
-  return {s.current, reason::interval};
+  std::uint32_t estimate;
+  if constexpr (std::is_invocable_v<FreshEstimate>) estimate = fresh_estimate();
+  else estimate = fresh_estimate;
+  // `fresh_count()` only when the cheap estimate says the bound may hold.
+  if (estimate >= p.F && depth < S) [[unlikely]] {
+    if (fresh_count() >= p.F) return {spawn_policy::wf, reason::fresh_bound};
+  }
+  return {spawn_policy::hf, reason::interval};
 }
 
 }  // namespace slaw::policy
