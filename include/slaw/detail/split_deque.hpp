@@ -67,6 +67,7 @@ class split_deque {
 
   explicit split_deque(unsigned log_capacity = 10) {
     arr_ = array::make(log_capacity);
+    set_tail_cache(0);
     shared_arr_.store(arr_, std::memory_order_relaxed);
   }
   split_deque(const split_deque&) = delete;
@@ -84,7 +85,7 @@ class split_deque {
   // ---------------- owner ----------------
   // Returns true when it answered a thief's request by exposing work (rare).
   bool push(entry e) noexcept {
-    if (head_ - tail_cache_ >= arr_->capacity()) [[unlikely]] make_room();
+    if (head_ == push_limit_) [[unlikely]] make_room();  // head_ - tail_cache_ == capacity
     arr_->slot(head_).store(e, std::memory_order_relaxed);
     ++head_;
     if (want_split_.load(std::memory_order_relaxed)) [[unlikely]] {
@@ -120,7 +121,7 @@ class split_deque {
       std::uint32_t t = tail_of(cur), s = split_of(cur);
       std::uint32_t n = s - t;
       if (n == 0) {
-        tail_cache_ = t;
+        set_tail_cache(t);
         return shared_pop::stolen;
       }
       entry e = arr_->slot(s - 1).load(std::memory_order_relaxed);
@@ -135,7 +136,7 @@ class split_deque {
         }
       } else {  // last shared entry: take it like a thief (advance tail), head stays == split
         if (ts_.compare_exchange_weak(cur, pack(t + 1, s), std::memory_order_acquire, std::memory_order_relaxed)) {
-          tail_cache_ = t + 1;
+          set_tail_cache(t + 1);
           ++owner_steals_;
           out = e;
           return shared_pop::got;
@@ -151,7 +152,7 @@ class split_deque {
     std::uint32_t t = tail_of(ts_.load(std::memory_order_acquire));
     for (std::uint32_t i = t; i != head_; ++i) out.push_back(arr_->slot(i).load(std::memory_order_relaxed));
     osplit_ = head_;
-    tail_cache_ = head_;
+    set_tail_cache(head_);
     want_split_.store(false, std::memory_order_relaxed);
     ts_.store(pack(head_, head_), std::memory_order_release);
   }
@@ -172,7 +173,7 @@ class split_deque {
   // Upper bound on the number of entries (owner view; refreshes the tail when it matters).
   std::uint32_t size_estimate() const noexcept { return head_ - tail_cache_; }
   std::uint32_t refresh_size() noexcept {
-    tail_cache_ = tail_of(ts_.load(std::memory_order_acquire));
+    set_tail_cache(tail_of(ts_.load(std::memory_order_acquire)));
     return head_ - tail_cache_;
   }
   // Number of times the owner took its own last shared entry by advancing tail (head unchanged).
@@ -263,8 +264,8 @@ class split_deque {
 
   void make_room() noexcept {
     // Acquire: a slot below the thieves' tail may be reused only after the thief that took it read it.
-    tail_cache_ = tail_of(ts_.load(std::memory_order_acquire));
-    if (head_ - tail_cache_ < arr_->capacity()) return;
+    set_tail_cache(tail_of(ts_.load(std::memory_order_acquire)));
+    if (head_ != push_limit_) return;
     unsigned log = 0;
     while ((std::uint32_t{1} << log) < arr_->capacity()) ++log;
     if (log + 1 > max_log_capacity) cannot_grow(log + 1);
@@ -275,6 +276,7 @@ class split_deque {
     arr_->next_retired = retired_;
     retired_ = arr_;
     arr_ = bigger;
+    set_tail_cache(tail_cache_);
     shared_arr_.store(bigger, std::memory_order_release);
   }
 
@@ -282,7 +284,14 @@ class split_deque {
   std::uint32_t head_ = 0;
   std::uint32_t osplit_ = 0;
   std::uint32_t tail_cache_ = 0;
+  // tail_cache_ + capacity: a push finds the array full when head_ reaches it (head_ - tail_cache_ never
+  // exceeds the capacity, and head_ grows by one at a time). Kept with tail_cache_ by set_tail_cache.
+  std::uint32_t push_limit_ = 0;
   array* arr_;
+  void set_tail_cache(std::uint32_t t) noexcept {
+    tail_cache_ = t;
+    push_limit_ = t + arr_->capacity();
+  }
   array* retired_ = nullptr;
   std::uint64_t owner_steals_ = 0;
   // Read by the owner on every push, written rarely by thieves.
