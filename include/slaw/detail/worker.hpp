@@ -131,7 +131,9 @@ class SLAW_EXPORT worker {
   [[gnu::always_inline]] void push_preempted(promise_base* child) noexcept {
     if (pre_.push(reinterpret_cast<std::uintptr_t>(child))) [[unlikely]] on_exposed();
     c_.spawns_wf.bump();
-    c_.max_wf_depth.max(static_cast<std::int32_t>(pre_.head() - base_) > 0 ? pre_.head() - base_ : 0);
+    // A depth below 0 (frames re-entered after a context switch) never exceeds the recorded maximum.
+    const std::int64_t depth = static_cast<std::int32_t>(pre_.head() - base_);
+    if (depth > static_cast<std::int64_t>(c_.max_wf_depth.get())) [[unlikely]] c_.max_wf_depth.max(static_cast<std::uint64_t>(depth));
   }
   [[gnu::always_inline]] void push_fresh(promise_base* child) noexcept {
     // Bytes of queued, unstarted frames: added here, subtracted by whoever takes the entry. Read before
