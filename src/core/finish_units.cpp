@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <utility>
 
 #include "core/runtime_impl.hpp"
 #include "core/scheduler.hpp"
@@ -51,12 +52,25 @@ std::coroutine_handle<> worker::complete_queued(promise_base* p) noexcept {
   bool root = p->parent == nullptr;
   p->self.destroy();
   std::coroutine_handle<> next = f->arrive();
-  if (is_noop(next)) {
-    if (!root) c_.context_switches.bump();
-  } else if (tl_) [[unlikely]] {
-    trace_resumed(f->waiter);  // we ended its last unit: the waiter's frame (and f in it) is live until resumed
+  if (!is_noop(next)) {
+    if (tl_) [[unlikely]] trace_resumed(f->waiter);  // we ended its last unit: the waiter's frame (and f in it) is live until resumed
+    return next;
   }
-  return next;
+  if (!root) c_.context_switches.bump();
+  return next_own_strand();
+}
+
+std::coroutine_handle<> worker::next_own_strand() noexcept {
+  alloc_->drain_remote();
+  promise_base* q = take_own(waiting_for_);
+  if (!q) return std::noop_coroutine();
+  begin_strand();
+  c_.tasks_run.bump();
+  if (tl_) [[unlikely]] {
+    trace_strand_ends();
+    trace_strand_begins(q);
+  }
+  return q->self;
 }
 
 void worker::detach_bottom() noexcept {
@@ -80,8 +94,9 @@ std::coroutine_handle<> worker::suspend_at_end(finish_node* f, promise_base* wai
   sync_mirrors();
   detach_bottom();  // before the release below: afterwards the waiter may run anywhere
   std::coroutine_handle<> next = f->arrive();
-  if (is_noop(next)) c_.context_switches.bump();
-  return next;
+  if (!is_noop(next)) return next;
+  c_.context_switches.bump();
+  return next_own_strand();
 }
 
 
@@ -95,6 +110,7 @@ void worker::wait_in_place(finish_node* f) noexcept {
   detach_bottom();  // our chain stops here for a while: no untagged entry of it may stay behind (W1)
   const char* waiting_task = tl_ ? trace_wait_begins() : nullptr;
   void* anchor = sched_->begin_wait(*this, f);
+  const finish_node* outer = std::exchange(waiting_for_, f);  // strands started here take only tasks inside f
   unsigned idle_rounds = 0;
   while (!f->units_left_only_body()) {
     promise_base* p = take_own(f);
@@ -115,6 +131,7 @@ void worker::wait_in_place(finish_node* f) noexcept {
       std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
     }
   }
+  waiting_for_ = outer;
   sched_->end_wait(*this, anchor);
   begin_strand();
   if (tl_) trace_wait_ends(waiting_task);

@@ -276,6 +276,11 @@ class SLAW_EXPORT worker {
   // Routine 1, step 2, through the scheduler; counts a failed attempt.
   promise_base* steal(const finish_node* inside) noexcept;
   promise_base* take_root() noexcept;
+  // A strand ended (a counted unit ended, or a frame suspended at end_finish) and handed nothing on:
+  // the next own task, started here by symmetric transfer, as the scheduler loop would start it; noop
+  // (back to the loop, which steals or parks) if there is none. Saves the help-first child's round
+  // trip through the loop.
+  std::coroutine_handle<> next_own_strand() noexcept;
   // Runs `p` as a new strand on this thread.
   void run_strand(promise_base* p) noexcept;
   promise_base* find_work(bool& stop);
@@ -299,6 +304,7 @@ class SLAW_EXPORT worker {
   split_deque pre_;
   split_deque fresh_;
   std::uint32_t base_ = 0;
+  const finish_node* waiting_for_ = nullptr;  // the innermost finish this thread waits for in place, if any
   policy::mode mode_;
   policy::adp_params adp_params_;
   policy::adp_state adp_;
