@@ -12,12 +12,12 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "harness/benchmark.hpp"
 #include "harness/configuration.hpp"
 #include "harness/interrupt.hpp"
 #include "harness/progress.hpp"
+#include "harness/quiet.hpp"
 #include "harness/subprocess.hpp"
 
 namespace slawbench {
@@ -129,6 +129,13 @@ bool run_repetition(const options& opt, progress& prog, std::vector<configuratio
     if (!c.running) continue;
     if (interrupt_signal()) return false;
     prog.now(c.variant(), c.rec.workers, rep + 1, opt.reps);
+    std::vector<pid_t> others;  // the other variants' processes, which may still be spinning
+    for (const auto& o : cs)
+      if (&o != &c && o.running) others.push_back(o.proc->pid());
+    if (const quiet_wait q = wait_until_quiet(others); !q.quiet)
+      prog.note(formatted("slaw-bench: warning: %s w=%u rep %d starts while other variants' processes still use "
+                          "CPU after %lld ms",
+                          c.variant(), w, rep + 1, static_cast<long long>(q.waited.count())));
     std::optional<rep_result> r;
     if (c.proc->link().send("run"))
       if (auto reply = next_message(c, prog)) r = rep_result::decode(*reply);
@@ -148,7 +155,6 @@ bool run_repetition(const options& opt, progress& prog, std::vector<configuratio
     }
     if (c.rec.oracle.empty() || !r->ok) c.rec.oracle = r->oracle;
     if (!r->counters.empty()) c.rec.counters = r->counters;  // the last repetition's
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // let spinning peers settle
   }
   return true;
 }

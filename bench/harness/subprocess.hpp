@@ -61,6 +61,7 @@ class child_process {
   ~child_process();
 
   channel& link() { return link_; }
+  pid_t pid() const { return pid_; }
   // Closes the link (the child sees end of file and should exit) and waits for the child.
   exit_status finish();
   // Kills the child (SIGKILL: it may be in the middle of a long run) and waits for it.
