@@ -23,7 +23,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 
 # The options slaw-bench had when this test was written: losing one is a failure.
@@ -52,13 +51,7 @@ SAMPLE_SETTINGS = {
 }
 
 
-class Failed(Exception):
-    pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Failed(what)
+from check_cases import expect, run_cases  # noqa: E402  (the shared case frame, same directory)
 
 
 def run(binary, args, env=None):
@@ -188,18 +181,7 @@ CASES = {"help": case_help, "list": case_list, "list_env": case_list_env}
 
 
 def main():
-    if sys.argv[1:] == ["--list"]:
-        print(";".join(CASES), end="")  # a CMake list
-        return
-    if len(sys.argv) != 3 or sys.argv[2] not in CASES:
-        sys.exit(__doc__)
-    binary, name = sys.argv[1], sys.argv[2]
-    with tempfile.TemporaryDirectory() as tmp:
-        try:
-            CASES[name](binary, tmp)
-        except Failed as e:
-            sys.exit(f"check_listing.py: {name}: FAILED: {e}")
-    print(f"check_listing.py: {name}: ok")
+    run_cases(__file__, __doc__, CASES)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ import signal
 import struct
 import subprocess
 import sys
-import tempfile
 import termios
 import time
 
@@ -41,13 +40,7 @@ QUICK_RUN = ["--bench", "fib,nqueens", "--size", "test", "--variant", "serial,sl
 PROGRESS_LINE = re.compile(r"^slaw-bench: \[(\d+)/(\d+)\] (\S+): (\S+) elapsed, (.*)$")
 
 
-class Failed(Exception):
-    pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Failed(what)
+from check_cases import Failed, expect, run_cases  # noqa: E402  (the shared case frame, same directory)
 
 
 def run(binary, args):
@@ -220,18 +213,7 @@ CASES = {
 
 
 def main():
-    if sys.argv[1:] == ["--list"]:
-        print(";".join(CASES), end="")  # a CMake list
-        return
-    if len(sys.argv) != 3 or sys.argv[2] not in CASES:
-        sys.exit(__doc__)
-    binary, name = sys.argv[1], sys.argv[2]
-    with tempfile.TemporaryDirectory() as tmp:
-        try:
-            CASES[name](binary, tmp)
-        except Failed as e:
-            sys.exit(f"check_progress.py: {name}: FAILED: {e}")
-    print(f"check_progress.py: {name}: ok")
+    run_cases(__file__, __doc__, CASES)
 
 
 if __name__ == "__main__":
