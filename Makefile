@@ -33,14 +33,20 @@ test: build
 	$(MAKE) --no-print-directory examples-check BUILD=build
 	$(MAKE) --no-print-directory package-check
 
-# Every example is correct under wf, hf and dyn with 1, 2 and 8 workers.
+# Every example is correct under wf, hf and dyn with 1, 2 and 8 workers (places_sor also with places, on
+# this machine's cores and on a synthetic 8-core machine, and once bound).
 examples-check:
 	@for p in wf hf dyn; do for w in 1 2 8; do
 	  SLAW_POLICY=$$p SLAW_WORKERS=$$w $(BUILD)/examples/fib 25 >/dev/null
 	  SLAW_POLICY=$$p SLAW_WORKERS=$$w $(BUILD)/examples/spawn_loop 100000 >/dev/null
 	  SLAW_POLICY=$$p SLAW_WORKERS=$$w $(BUILD)/examples/pdfs 200 >/dev/null
+	  SLAW_POLICY=$$p SLAW_WORKERS=$$w $(BUILD)/examples/places_sor 300 4 >/dev/null
+	  SLAW_POLICY=$$p SLAW_WORKERS=$$w SLAW_PLACES=cores $(BUILD)/examples/places_sor 300 4 >/dev/null 2>&1
+	  SLAW_POLICY=$$p SLAW_WORKERS=$$w SLAW_PLACES=cores SLAW_TOPOLOGY='synthetic:pack:2 core:4 pu:2' \
+	    $(BUILD)/examples/places_sor 300 4 >/dev/null 2>&1
 	done; done
-	echo "examples: 27 passed, 0 failed"
+	SLAW_PLACES=cores SLAW_BIND=close SLAW_STATS=1 $(BUILD)/examples/places_sor 300 4 >/dev/null 2>&1
+	echo "examples: 55 passed, 0 failed"
 
 test-clang: deps
 	@cmake -S . -B build-clang -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_BUILD_TESTS=ON

@@ -5,6 +5,7 @@
 //   co_await slaw::async(slaw::hf, work, i);       // schedule clause: slaw::wf | slaw::hf | slaw::dyn
 //   co_await slaw::async(fib(n - 1));              // an already-made task, result discarded
 //   co_await slaw::async(slaw::named("kernel"), slaw::hf, &x, kernel, i);   // clauses in any order
+//   co_await slaw::async(slaw::at(slaw::place(2)), &x, kernel, i);         // runs inside place 2
 //
 // Clauses come first, in any order, each kind at most once (a repeated kind does not compile):
 // * schedule (SLAW, Guo et al., IPDPS 2010, §II-B): `dyn` (default) lets ADP(S,F,INT) choose; `wf` runs
@@ -12,11 +13,16 @@
 //   depth has reached S (the hard stack bound wins); `hf` queues the child and continues the caller.
 // * name: `slaw::named("kernel")`, the task's name in timeline traces (docs/tracing.md); the string
 //   must outlive the runtime (a literal). It costs nothing when no trace is recorded.
+// * place: `slaw::at(p)` (include/slaw/place.hpp, docs/places.md), the place the child runs in; the
+//   default is the parent's. A child for another place than its parent's is queued, never run
+//   work-first: in this worker's fresh deque if p is this worker's own leaf place, otherwise in p's
+//   mailbox, where only workers inside p take it. A clause naming the parent's place changes nothing.
 #pragma once
 
 #include <functional>
 #include <type_traits>
 
+#include "slaw/place.hpp"
 #include "slaw/task.hpp"
 
 namespace slaw {
@@ -46,16 +52,26 @@ struct spawn_name<true> {
   const char* get() const noexcept { return value; }
 };
 
+// A spawn's place, held only where a place clause was written: other spawns take the parent's.
+template <bool Placed>
+struct spawn_place {};
+template <>
+struct spawn_place<true> {
+  std::uint32_t value;
+};
+
 // The clauses of one async, collected at compile time; `Seen` has one bit per clause kind given. A new
 // kind of clause is a struct, a bit here, a `clause_kind` specialisation (how it sets the collected
 // clauses), a field in spawn_clauses and a line in `widen`.
-inline constexpr unsigned schedule_clause_bit = 1, name_clause_bit = 2;
+inline constexpr unsigned schedule_clause_bit = 1, name_clause_bit = 2, place_clause_bit = 4;
 
 template <unsigned Seen>
 struct spawn_clauses {
   static constexpr bool named = (Seen & name_clause_bit) != 0;
+  static constexpr bool placed = (Seen & place_clause_bit) != 0;
   policy::schedule schedule = policy::schedule::dyn;
   [[no_unique_address]] spawn_name<named> name{};
+  [[no_unique_address]] spawn_place<placed> place{};
 };
 
 template <unsigned To, unsigned From>
@@ -63,6 +79,7 @@ spawn_clauses<To> widen(const spawn_clauses<From>& c) noexcept {
   spawn_clauses<To> r;
   r.schedule = c.schedule;
   if constexpr (spawn_clauses<From>::named) r.name = c.name;
+  if constexpr (spawn_clauses<From>::placed) r.place = c.place;
   return r;
 }
 
@@ -81,6 +98,16 @@ struct clause_kind<schedule_clause> {
   }
 };
 template <>
+struct clause_kind<place_clause> {
+  static constexpr unsigned bit = place_clause_bit;
+  template <unsigned S>
+  static spawn_clauses<S | bit> add(const spawn_clauses<S>& c, place_clause x) noexcept {
+    auto r = widen<S | bit>(c);
+    r.place.value = x.index;
+    return r;
+  }
+};
+template <>
 struct clause_kind<name_clause> {
   static constexpr unsigned bit = name_clause_bit;
   template <unsigned S>
@@ -91,21 +118,19 @@ struct clause_kind<name_clause> {
   }
 };
 
-template <class T, bool Named = false>
+template <class T, unsigned S = 0>
 struct async_op {
   task<T> child;
   std::conditional_t<std::is_void_v<T>, void*, T*> slot;
-  policy::schedule clause;
-  [[no_unique_address]] spawn_name<Named> name;
+  spawn_clauses<S> clauses;
 };
 
-template <class T, bool Named>
+template <class T, unsigned S>
 struct spawn_awaiter {
   detail::promise_base* parent;
   promise<T>* child;
   decltype(async_op<T>::slot) slot;
-  policy::schedule clause;
-  [[no_unique_address]] spawn_name<Named> name;
+  spawn_clauses<S> clauses;
 
   [[gnu::always_inline]] bool await_ready() noexcept {
     detail::worker* w = detail::tls_worker;
@@ -118,10 +143,17 @@ struct spawn_awaiter {
     child->parent = parent;
     SLAW_SERIAL_ORDER_NOTE_CHILD(parent, child);
     w->task_begins();
-    if (w->choose(clause) == policy::spawn_policy::hf) {
+    if constexpr (spawn_clauses<S>::placed) {
+      if (clauses.place.value != parent->place) {  // queued here or posted to the place's mailbox
+        w->spawn_elsewhere(child, clauses.place.value, clauses.name.get());
+        return true;
+      }
+    }
+    child->place = parent->place;
+    if (w->choose(clauses.schedule) == policy::spawn_policy::hf) {
       child->kind = detail::task_kind::queued;
       f->add_unit();
-      if (w->tracing()) [[unlikely]] w->trace_queued(child, name.get());  // before a thief can see it
+      if (w->tracing()) [[unlikely]] w->trace_queued(child, clauses.name.get());  // before a thief can see it
       w->push_fresh(child);
       return true;
     }
@@ -132,7 +164,7 @@ struct spawn_awaiter {
     // touch nothing of it afterwards.
     promise<T>* c = child;
     detail::worker* w = detail::tls_worker;
-    if (w->tracing()) [[unlikely]] w->trace_work_first(c, name.get());
+    if (w->tracing()) [[unlikely]] w->trace_work_first(c, clauses.name.get());
     if (w->preempt_pending()) [[unlikely]] return w->give_up_at_spawn(parent, c);  // a memory quota is spent
     std::coroutine_handle<> run = c->self;
     w->push_preempted(c);
@@ -141,10 +173,10 @@ struct spawn_awaiter {
   [[gnu::always_inline]] void await_resume() const noexcept {}
 };
 
-template <class T, bool Named>
-spawn_awaiter<T, Named> transform(detail::promise_base& parent, async_op<T, Named>&& op, transform_tag) {
+template <class T, unsigned S>
+spawn_awaiter<T, S> transform(detail::promise_base& parent, async_op<T, S>&& op, transform_tag) {
   if (!op.child) throw_empty_task("slaw::async");
-  return spawn_awaiter<T, Named>{&parent, &op.child.release().promise(), op.slot, op.clause, op.name};
+  return spawn_awaiter<T, S>{&parent, &op.child.release().promise(), op.slot, op.clauses};
 }
 
 // A callable object with state (a lambda with captures, a std::function) is owned by the task it
@@ -175,9 +207,9 @@ auto invoke_spawned(F&& f, A&&... a) {
 
 // The operation `co_await` takes: the task, its slot and the clauses.
 template <class T, unsigned S>
-async_op<T, spawn_clauses<S>::named> make_async(const spawn_clauses<S>& c,
-                                                std::conditional_t<std::is_void_v<T>, void*, T*> slot, task<T>&& t) {
-  return {std::move(t), slot, c.schedule, c.name};
+async_op<T, S> make_async(const spawn_clauses<S>& c, std::conditional_t<std::is_void_v<T>, void*, T*> slot,
+                          task<T>&& t) {
+  return {std::move(t), slot, c};
 }
 
 template <unsigned S, class F, class... A>

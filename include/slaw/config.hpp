@@ -22,6 +22,19 @@ enum class stats_output : std::uint8_t { off, stderr_stream, file };
 // DFDeques(K) scheduler (docs/space.md): work-first spawns, a global ordered list of deques, a memory
 // quota of K bytes per worker between steals.
 enum class scheduler_kind : std::uint8_t { ws, dfdeques };
+
+// Places (docs/places.md, "The idle routine"). What an idle worker may take from outside its own leaf
+// place once its own mailbox and its leaf's peers are empty: tasks in the mailboxes of the places
+// above its leaf (sent to a cache, a package, the machine), and tasks in other workers' deques whose
+// place contains the thief. A task never runs outside its place either way.
+struct remote_steal {
+  bool mailboxes = true;
+  bool deques = true;
+  friend bool operator==(const remote_steal&, const remote_steal&) = default;
+};
+// thesis: own mailbox, then the peers' deques of the same leaf place (Guo's thesis §6.1).
+// paper: the peers' deques first, then the own mailbox (Guo et al., IPDPS 2010, §IV).
+enum class idle_order : std::uint8_t { thesis, paper };
 inline constexpr std::uint64_t quota_infinite = ~std::uint64_t{0};
 inline constexpr std::uint64_t min_quota = 1024;
 
@@ -50,6 +63,13 @@ struct SLAW_EXPORT config {
   std::string bind;
   std::string deployment_file;
   bool display_places = false;
+  // The machine the places are built from: empty = this machine (hwloc); "synthetic:DESC" = an hwloc
+  // synthetic topology ("synthetic:pack:2 l3:2 core:4 pu:2"), to try a deployment of a larger machine
+  // here (its workers cannot be bound).
+  std::string topology;
+  remote_steal remote{};
+  idle_order idle = idle_order::thesis;
+  std::size_t mailbox_capacity = 1024;  // tasks per place's mailbox before it overflows (1 .. 2^24)
 
   // Reads SLAW_WORKERS, SLAW_POLICY (wf|hf|dyn), SLAW_S, SLAW_F, SLAW_INT, SLAW_STATS (unset or 0 = off,
   // 1 = stderr, otherwise a file path; true/false/yes/no/on/off and other numbers are errors: write
@@ -57,7 +77,9 @@ struct SLAW_EXPORT config {
   // SLAW_TRACE (comma-separated items, each at most once: `policy` records up to 100000 spawn-decision
   // changes per worker in the counters JSON; `timeline:PATH` writes a timeline trace to PATH, which
   // cannot contain a comma; `0` or empty alone: none), SLAW_TRACE_EVENTS (timeline events per worker,
-  // 16 .. 2^32), SLAW_PLACES, SLAW_BIND, SLAW_DEPLOYMENT, SLAW_DISPLAY_PLACES (0|1) (docs/places.md).
+  // 16 .. 2^32), SLAW_PLACES, SLAW_BIND, SLAW_DEPLOYMENT, SLAW_DISPLAY_PLACES (0|1), SLAW_TOPOLOGY
+  // (synthetic:DESC), SLAW_REMOTE (mailboxes,deques | mailboxes | deques | none), SLAW_IDLE_ORDER
+  // (thesis|paper), SLAW_MAILBOX (1 .. 2^24) (docs/places.md).
   // Unset variables keep the defaults of `base`.
   // Throws config_error for a bad value. Warns on stderr, once per process and setting, about unknown
   // SLAW_* variables (a misspelling; SLAW_TEST_* excepted) and about settings the chosen scheduler or
@@ -71,5 +93,7 @@ struct SLAW_EXPORT config {
 
 SLAW_EXPORT const char* to_string(policy::mode m) noexcept;
 SLAW_EXPORT const char* to_string(scheduler_kind s) noexcept;
+SLAW_EXPORT std::string to_string(remote_steal r);
+SLAW_EXPORT const char* to_string(idle_order o) noexcept;
 
 }  // namespace slaw

@@ -120,6 +120,7 @@ struct finish_awaiter {
     b.parent = frame;
     b.join = &node;
     b.cur = &node;
+    b.place = frame->place;
     b.out = nullptr;
     return start_call(frame, b);
   }

@@ -6,6 +6,7 @@
 #include "slaw/finish.hpp"
 #include "slaw/isolated.hpp"
 #include "slaw/memory.hpp"
+#include "slaw/place.hpp"
 #include "slaw/runtime.hpp"
 #include "slaw/stats.hpp"
 #include "slaw/task.hpp"

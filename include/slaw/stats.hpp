@@ -35,6 +35,9 @@ struct SLAW_EXPORT runtime_stats {
   std::int64_t gauge_error_bytes = 0, gauge_error_tasks = 0;
   std::string scheduler = "ws";
   std::string places_json;  // the resolved deployment: places, their CPUs, workers and binding (a JSON object)
+  // With more than one place: per place, its mailbox's posts, takes and overflows; per worker, its steals
+  // by tree distance to the victim; the remote setting and idle order (a JSON object; empty when flat).
+  std::string place_counters_json;
   // DFDeques only.
   std::uint64_t quota = 0;  // K; 0 = infinite
   std::uint64_t dfd_steals = 0, dfd_failed_attempts = 0, dfd_giveups = 0, dfd_deletions = 0, dfd_max_deques = 0;

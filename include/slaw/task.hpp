@@ -122,6 +122,7 @@ struct call_awaiter {
     c.kind = detail::task_kind::called;
     c.parent = caller;
     c.cur = caller->cur;
+    c.place = caller->place;
     c.out = nullptr;
     return start_call(caller, c);
   }

@@ -22,7 +22,9 @@ constexpr unsigned max_workers = 4096;
 
 constexpr const char* known_vars[] = {"SLAW_WORKERS", "SLAW_POLICY", "SLAW_S",     "SLAW_F",    "SLAW_INT",
                                       "SLAW_STATS",   "SLAW_SCHEDULER", "SLAW_K", "SLAW_TRACE", "SLAW_TRACE_EVENTS",
-                                      "SLAW_PLACES",  "SLAW_BIND",      "SLAW_DEPLOYMENT", "SLAW_DISPLAY_PLACES"};
+                                      "SLAW_PLACES",  "SLAW_BIND",      "SLAW_DEPLOYMENT", "SLAW_DISPLAY_PLACES",
+                                      "SLAW_TOPOLOGY", "SLAW_REMOTE",   "SLAW_IDLE_ORDER", "SLAW_MAILBOX"};
+constexpr std::size_t max_mailbox_capacity = std::size_t{1} << 24;
 constexpr std::size_t min_timeline_events = 16;  // room for a few events and the buffer-full marker
 constexpr std::size_t max_timeline_events = std::size_t{1} << 32;
 
@@ -71,6 +73,12 @@ void warn_unknown_vars() {
   }
 }
 
+bool iequals(const char* a, const char* b) {
+  for (; *a && *b; ++a, ++b)
+    if (std::tolower(static_cast<unsigned char>(*a)) != std::tolower(static_cast<unsigned char>(*b))) return false;
+  return *a == *b;
+}
+
 // Settings read without error that the chosen scheduler or policy does not use.
 void warn_inapplicable(const config& c) {
   auto setting = [](const char* n) {  // "NAME=value", or empty if unset
@@ -80,6 +88,11 @@ void warn_inapplicable(const config& c) {
   std::string s;
   if (c.timeline_path.empty() && !(s = setting("SLAW_TRACE_EVENTS")).empty())
     warn_once(s + " is ignored: it sizes the timeline trace, and SLAW_TRACE has no timeline:PATH item");
+  const bool flat = c.deployment_file.empty() && (c.places.empty() || iequals(c.places.c_str(), "flat"));
+  if (flat)
+    for (const char* n : {"SLAW_REMOTE", "SLAW_IDLE_ORDER", "SLAW_MAILBOX", "SLAW_TOPOLOGY"})
+      if (!(s = setting(n)).empty())
+        warn_once(s + " is ignored: the flat deployment (SLAW_PLACES unset or flat) has one place");
   if (c.scheduler == scheduler_kind::ws) {
     if (!(s = setting("SLAW_K")).empty())
       warn_once(s + " is ignored: it applies to SLAW_SCHEDULER=dfdeques, the scheduler is ws");
@@ -92,12 +105,6 @@ void warn_inapplicable(const config& c) {
       if (!(s = setting(n)).empty())
         warn_once(s + " is ignored under SLAW_SCHEDULER=dfdeques (all its spawns are work-first)");
   }
-}
-
-bool iequals(const char* a, const char* b) {
-  for (; *a && *b; ++a, ++b)
-    if (std::tolower(static_cast<unsigned char>(*a)) != std::tolower(static_cast<unsigned char>(*b))) return false;
-  return *a == *b;
 }
 
 // SLAW_TRACE: comma-separated items, each at most once. A path cannot hold a comma: the split is
@@ -156,6 +163,37 @@ const char* to_string(policy::mode m) noexcept {
 
 const char* to_string(scheduler_kind s) noexcept { return s == scheduler_kind::dfdeques ? "dfdeques" : "ws"; }
 
+std::string to_string(remote_steal r) {
+  if (r.mailboxes && r.deques) return "mailboxes,deques";
+  if (r.mailboxes) return "mailboxes";
+  if (r.deques) return "deques";
+  return "none";
+}
+
+const char* to_string(idle_order o) noexcept { return o == idle_order::paper ? "paper" : "thesis"; }
+
+namespace {
+// SLAW_REMOTE: `none`, or a comma-separated set of `mailboxes` and `deques`.
+remote_steal parse_remote(const char* v) {
+  static constexpr const char* accepted = "expected mailboxes,deques (the default), mailboxes, deques or none";
+  const std::string all(v);
+  auto bad = [&](const std::string& why) { return config_error("SLAW_REMOTE='" + all + "': " + why + "; " + accepted); };
+  if (all == "none") return {false, false};
+  remote_steal r{false, false};
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t comma = all.find(',', at);
+    const std::string item = all.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    bool* flag = item == "mailboxes" ? &r.mailboxes : item == "deques" ? &r.deques : nullptr;
+    if (!flag) throw bad(item.empty() ? "an empty item" : "unknown item '" + item + "'");
+    if (*flag) throw bad("'" + item + "' given twice");
+    *flag = true;
+    if (comma == std::string::npos) return r;
+    at = comma + 1;
+  }
+}
+}  // namespace
+
 config config::from_env() { return from_env(config{}); }
 
 config config::from_env(config c) {
@@ -209,8 +247,19 @@ config config::from_env(config c) {
       c.stats_path = v;
     }
   }
+  if (const char* v = std::getenv("SLAW_TOPOLOGY")) c.topology = v;
+  if (const char* v = std::getenv("SLAW_REMOTE")) c.remote = parse_remote(v);
+  if (const char* v = std::getenv("SLAW_IDLE_ORDER")) {
+    if (!std::strcmp(v, "thesis")) c.idle = idle_order::thesis;
+    else if (!std::strcmp(v, "paper")) c.idle = idle_order::paper;
+    else
+      throw config_error(std::string("SLAW_IDLE_ORDER='") + v +
+                         "': expected thesis (own mailbox before the place's peers) or paper (peers first)");
+  }
+  if (const char* v = std::getenv("SLAW_MAILBOX"))
+    c.mailbox_capacity = static_cast<std::size_t>(parse_uint("SLAW_MAILBOX", v, 1, max_mailbox_capacity));
   {
-    places::settings p{c.places, c.bind, c.deployment_file, c.display_places, c.workers};
+    places::settings p{c.places, c.bind, c.deployment_file, c.display_places, c.workers, c.topology};
     p = places::settings_from_env(p);  // throws config_error naming the variable
     c.places = p.places, c.bind = p.bind, c.deployment_file = p.deployment_file, c.display_places = p.display;
   }
@@ -232,7 +281,10 @@ void config::validate() const {
                        " or quota_infinite");
   if (spin_rounds == 0) throw config_error("spin_rounds=0: expected an integer >= 1");
   if (stats == stats_output::file && stats_path.empty()) throw config_error("stats file path is empty");
-  places::check(places::settings{places, bind, deployment_file, display_places, workers});
+  places::check(places::settings{places, bind, deployment_file, display_places, workers, topology});
+  if (mailbox_capacity == 0 || mailbox_capacity > max_mailbox_capacity)
+    throw config_error("mailbox_capacity=" + std::to_string(mailbox_capacity) + ": expected tasks per mailbox in [1, " +
+                       std::to_string(max_mailbox_capacity) + "]");
   if (timeline_events < min_timeline_events || timeline_events > max_timeline_events)
     throw config_error("timeline_events=" + std::to_string(timeline_events) + ": expected events per worker in [" +
                        std::to_string(min_timeline_events) + ", " + std::to_string(max_timeline_events) + "]");

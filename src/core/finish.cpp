@@ -18,7 +18,7 @@ std::coroutine_handle<> finish_node::complete() noexcept {
     futex_wake(&ext->done, 1);
     return std::noop_coroutine();
   }
-  return waiter->self;
+  return tls_worker->resume_waiter(waiter);
 }
 
 void throw_empty_task(const char* where) {

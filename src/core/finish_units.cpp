@@ -64,7 +64,7 @@ std::coroutine_handle<> worker::next_own_strand() noexcept {
   alloc_->drain_remote();
   promise_base* q = take_own(waiting_for_);
   if (!q) return std::noop_coroutine();
-  begin_strand();
+  begin_strand(q->place);
   c_.tasks_run.bump();
   if (tl_) [[unlikely]] {
     trace_strand_ends();
@@ -111,6 +111,7 @@ void worker::wait_in_place(finish_node* f) noexcept {
   const char* waiting_task = tl_ ? trace_wait_begins() : nullptr;
   void* anchor = sched_->begin_wait(*this, f);
   const finish_node* outer = std::exchange(waiting_for_, f);  // strands started here take only tasks inside f
+  const std::uint16_t place = current_place();  // the waiting frame's, restored when it goes on
   unsigned idle_rounds = 0;
   while (!f->units_left_only_body()) {
     promise_base* p = take_own(f);
@@ -133,7 +134,7 @@ void worker::wait_in_place(finish_node* f) noexcept {
   }
   waiting_for_ = outer;
   sched_->end_wait(*this, anchor);
-  begin_strand();
+  begin_strand(place);
   if (tl_) trace_wait_ends(waiting_task);
 }
 

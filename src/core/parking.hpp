@@ -39,6 +39,12 @@ struct parking_lot {
     event.fetch_add(1, std::memory_order_seq_cst);
     if (sleepers.load(std::memory_order_seq_cst) > 0) futex_wake(&event, 1);
   }
+  // Work only some workers may take appeared (a place's mailbox): wake every sleeper, so that one of
+  // those may take it (each re-checks and sleeps again if it may not).
+  void wake_all_if_sleepers() noexcept {
+    event.fetch_add(1, std::memory_order_seq_cst);
+    if (sleepers.load(std::memory_order_seq_cst) > 0) futex_wake(&event, 1 << 30);
+  }
   void wake_all() noexcept {
     event.fetch_add(1, std::memory_order_seq_cst);
     futex_wake(&event, 1 << 30);
@@ -73,7 +79,8 @@ struct parking_lot {
   // to the re-check, so while any worker is busy the last searcher sleeps with a timeout (`backoff_ns`,
   // doubling to 2 ms) and asks again; when every worker is idle all sleep without one.
   template <class Recheck>
-  bool sleep(Recheck work_visible, unsigned workers, std::int64_t& backoff_ns, const policy::idle_params& p) noexcept {
+  bool sleep(Recheck work_visible, unsigned workers, std::int64_t& backoff_ns, const policy::idle_params& p,
+             bool every_sleeper_polls = false) noexcept {
     std::uint32_t e = event.load(std::memory_order_seq_cst);
     sleepers.fetch_add(1, std::memory_order_seq_cst);
     std::uint32_t searchers_left = searching.fetch_sub(1, std::memory_order_seq_cst) - 1;
@@ -82,7 +89,8 @@ struct parking_lot {
       searching.fetch_add(1, std::memory_order_seq_cst);
       return false;
     }
-    const bool timed = policy::timed_sleep(searchers_left, idle.load(std::memory_order_seq_cst), workers);
+    const bool timed =
+        policy::timed_sleep(searchers_left, idle.load(std::memory_order_seq_cst), workers, every_sleeper_polls);
     futex_wait(&event, e, timed ? static_cast<long>(backoff_ns) : -1);
     if (timed) backoff_ns = policy::next_backoff(backoff_ns, p);
     sleepers.fetch_sub(1, std::memory_order_seq_cst);

@@ -10,16 +10,40 @@
 #include "core/runtime_impl.hpp"
 #include "places/binding.hpp"
 #include "places/display.hpp"
+#include "places/settings.hpp"
 #include "trace/policy_trace.hpp"
 #include "slaw/finish.hpp"
 
 namespace slaw {
 namespace detail {
 
+namespace {
+// A task's place is a 16-bit index (promise_base::place).
+constexpr std::size_t max_places = 65535;
+
+// SLAW_TOPOLOGY: this machine, or an hwloc synthetic one (checked by places::check already).
+places::topology_source topology_source(const std::string& topology) {
+  if (topology.empty()) return &places::machine_topology::load_system;
+  const std::string desc = topology.substr(places::synthetic_prefix.size());
+  return [desc, topology] {
+    try {
+      return places::machine_topology::load_synthetic(desc);
+    } catch (const std::invalid_argument& e) {
+      throw config_error("SLAW_TOPOLOGY='" + topology + "': hwloc does not accept the synthetic description (" +
+                         e.what() + "); example: synthetic:pack:2 l3:2 core:4 pu:2");
+    }
+  };
+}
+}  // namespace
+
 runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
   cfg.validate();
   // The worker count: as asked, or one per CPU of the places (flat and unbound: hardware_concurrency).
-  deployment = places::resolve({cfg.places, cfg.bind, cfg.deployment_file, cfg.display_places, cfg.workers});
+  deployment = places::resolve({cfg.places, cfg.bind, cfg.deployment_file, cfg.display_places, cfg.workers, cfg.topology},
+                               topology_source(cfg.topology));
+  if (deployment.tree.size() > max_places)
+    throw config_error(deployment.source + " gives " + std::to_string(deployment.tree.size()) +
+                       " places (with the internal ones); slaw supports at most " + std::to_string(max_places));
   for (const std::string& w : deployment.warnings) std::fprintf(stderr, "slaw: warning: %s\n", w.c_str());
   if (cfg.display_places) std::fputs(places::display_text(deployment).c_str(), stderr);
   const auto n = static_cast<unsigned>(deployment.workers.size());
@@ -105,11 +129,8 @@ promise_base* runtime_impl::take_injected() noexcept {
   return r;
 }
 
-bool runtime_impl::work_visible() const noexcept {
-  if (injected_nonempty() || sched->holds_work()) return true;
-  for (const auto& w : workers)
-    if (w->has_visible_work()) return true;
-  return false;
+bool runtime_impl::work_visible_to(const worker& w) const noexcept {
+  return injected_nonempty() || sched->work_visible_to(w, workers);
 }
 
 }  // namespace detail
@@ -147,6 +168,7 @@ void runtime::run_root_erased(detail::promise_base* root) {
   root->join = &rf;
   root->cur = &rf;
   root->parent = nullptr;
+  root->place = static_cast<std::uint16_t>(impl_->deployment.tree.root());  // anywhere
   impl_->active_runs.fetch_add(1, std::memory_order_acq_rel);
   impl_->inject(root);
   while (ew.done.load(std::memory_order_acquire) == 0) detail::futex_wait(&ew.done, 0, -1);

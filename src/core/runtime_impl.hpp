@@ -31,7 +31,8 @@ class runtime_impl {
   void inject(promise_base* root);
   promise_base* take_injected() noexcept;
   bool injected_nonempty() const noexcept { return injected_size_.load(std::memory_order_seq_cst) != 0; }
-  bool work_visible() const noexcept;
+  // The parking re-check of worker `w`: work it could take (seq_cst reads).
+  bool work_visible_to(const worker& w) const noexcept;
 
   config cfg;
   places::deployment deployment;  // the place tree, each worker's place and binding (docs/places.md)

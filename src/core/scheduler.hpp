@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 namespace slaw {
 struct config;
@@ -48,9 +49,20 @@ class scheduler {
   virtual void* begin_wait(worker&, const finish_node* /*f*/) noexcept { return nullptr; }
   virtual void end_wait(worker&, void* /*anchor*/) noexcept {}
 
+  // A task (new, counted in its finish) or a waiting frame whose place does not contain the worker
+  // `from` that has it: put it where the workers of its place find it (docs/places.md). Only variants
+  // with places get this call (a flat deployment has one place, which contains every worker).
+  virtual void post(worker& from, promise_base* p) noexcept;
+
   // Parking re-check (docs/parking.md): whether the variant holds work outside the workers' deques.
   // seq_cst reads, so that the eventcount's argument covers it.
   virtual bool holds_work() const noexcept = 0;
+  // The whole re-check for a worker about to sleep: work `w` could take, in the variant's own
+  // structures or in the workers' deques. By default everything visible counts.
+  virtual bool work_visible_to(const worker& w, const std::vector<std::unique_ptr<worker>>& workers) const noexcept;
+  // Whether every sleeper, not only the last searcher, sleeps with a timeout while a worker is busy:
+  // where a worker may not run every task (places), the last searcher cannot stand in for the others.
+  virtual bool every_sleeper_polls() const noexcept { return false; }
   // The variant's own figures into `s`, and their reset between runs.
   virtual void add_stats(runtime_stats&) const {}
   virtual void reset_stats() {}

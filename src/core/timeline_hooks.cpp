@@ -61,6 +61,8 @@ void worker::trace_took_handed_over(std::uint64_t note) noexcept {
   tl_->pending_flow = note;
 }
 
+void worker::trace_mailbox_take() noexcept { trace_next_start(segment_kind::mailbox); }
+
 void worker::trace_next_start(segment_kind k) noexcept {
   tl_->pending = k;
   tl_->pending_flow = 0;

@@ -84,7 +84,7 @@ void worker::publish_tasks() noexcept {
 
 
 void worker::run_strand(promise_base* p) noexcept {
-  begin_strand();
+  begin_strand(p->place);
   c_.tasks_run.bump();
   if (tl_) trace_strand_begins(p);
   p->self.resume();
@@ -197,9 +197,9 @@ promise_base* worker::find_work(bool& stop) {
       continue;
     }
     rounds = 0;
-    auto visible = [this] { return rt_->work_visible() || rt_->stopping.load(std::memory_order_seq_cst); };
+    auto visible = [this] { return rt_->work_visible_to(*this) || rt_->stopping.load(std::memory_order_seq_cst); };
     const std::uint64_t since = tl_ ? trace_now() : 0;
-    if (park.sleep(visible, n, backoff_ns, idle)) {
+    if (park.sleep(visible, n, backoff_ns, idle, sched_->every_sleeper_polls())) {
       c_.parks.bump();
       c_.wakes.bump();
       if (tl_) trace_parked(since);
@@ -214,7 +214,7 @@ void worker::main_loop() {
   for (;;) {
     promise_base* p = find_work(stop);
     if (stop) break;
-    begin_strand();
+    begin_strand(p->place);
     c_.tasks_run.bump();
     if (tl_) trace_strand_begins(p);
     p->self.resume();

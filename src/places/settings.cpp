@@ -54,6 +54,16 @@ void check(const settings& s) {
 void check_combination(const settings& s) {
   if (!s.places.empty()) parse_places(s.places);
   const bind_mode b = parse_bind(s.bind);
+  if (!s.topology.empty()) {
+    const std::string_view t = s.topology;
+    if (t.substr(0, synthetic_prefix.size()) != synthetic_prefix || t.size() == synthetic_prefix.size())
+      throw config_error("SLAW_TOPOLOGY='" + s.topology +
+                         "': expected synthetic:DESC with an hwloc synthetic description (synthetic:pack:2 core:4 pu:2), "
+                         "or unset for this machine");
+    if (b == bind_mode::on || b == bind_mode::close || b == bind_mode::spread || (!s.deployment_file.empty() && b != bind_mode::off))
+      throw config_error("SLAW_TOPOLOGY='" + s.topology + "' is not this machine: its workers cannot be bound; use " +
+                         "SLAW_BIND=false (or unset)" + (s.deployment_file.empty() ? "" : " with SLAW_DEPLOYMENT"));
+  }
   if (s.deployment_file.empty()) return;
   if (!s.places.empty())
     throw config_error("SLAW_DEPLOYMENT='" + s.deployment_file + "' and SLAW_PLACES='" + s.places +

@@ -19,7 +19,11 @@ struct settings {
   std::string deployment_file;  // SLAW_DEPLOYMENT; empty = unset
   bool display = false;         // SLAW_DISPLAY_PLACES=1: print the resolved deployment at start-up
   unsigned workers = 0;         // SLAW_WORKERS / config::workers; 0 = the default for the places
+  std::string topology;         // SLAW_TOPOLOGY; empty = this machine, "synthetic:DESC" = an hwloc synthetic one
 };
+
+// The `synthetic:` prefix of SLAW_TOPOLOGY.
+inline constexpr std::string_view synthetic_prefix = "synthetic:";
 
 // true|false|close|spread, case-insensitive, blanks around allowed; empty = unset. Throws
 // slaw::config_error naming `variable` and the accepted values.
@@ -34,6 +38,8 @@ void check(const settings& s);
 void check_combination(const settings& s);  // all but the file's content
 void check_file(const settings& s, const deployment_spec& file);
 
+// Checks also SLAW_TOPOLOGY: empty, or `synthetic:` and a description; a synthetic machine cannot
+// bind (SLAW_BIND true|close|spread, or a deployment file that binds, are errors with it).
 // `base` with SLAW_PLACES, SLAW_BIND, SLAW_DEPLOYMENT and SLAW_DISPLAY_PLACES read from the
 // environment where set (workers are left alone: config.cpp reads SLAW_WORKERS), then check()ed.
 settings settings_from_env(settings base);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "slaw/detail/worker.hpp"
+#include "sched/victim_take.hpp"
 #include "slaw/policy/victims.hpp"
 
 namespace slaw::detail {
@@ -11,23 +12,10 @@ promise_base* work_stealing::probe(worker& thief) noexcept {
   const std::size_t n = workers_.size();
   if (n <= 1) return nullptr;
   for (std::size_t vi : policy::victim_order(thief.index(), n, thief.next_random(), policy::steal_probes)) {
-    worker* v = workers_[vi].get();
-    for (int d = 0; d < 2; ++d) {
-      const bool preempted = (d == 0) == preempted_first_;
-      if (preempted) {
-        if (v->preempted_deque().looks_empty()) {
-          v->preempted_deque().request_split();  // the owner exposes part of its private region
-          continue;
-        }
-        if (promise_base* p = v->yield_continuation()) {
-          thief.count_steal(steal_from::continuation, static_cast<int>(vi));
-          thief.publish_next_push();
-          return p;
-        }
-      } else if (promise_base* p = v->yield_fresh()) {
-        thief.count_steal(steal_from::fresh, static_cast<int>(vi));
-        return p;
-      }
+    steal_from from;
+    if (promise_base* p = take_from_victim(*workers_[vi], preempted_first_, from)) {
+      count_victim_steal(thief, from, vi);
+      return p;
     }
   }
   return nullptr;

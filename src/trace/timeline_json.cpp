@@ -1,7 +1,7 @@
 // What each recorded event becomes (pid 1, tid = the worker's index, ts in microseconds since the
 // runtime was built, with nanosecond decimals):
 //   segment      "X" complete event: name = the task's name (slaw::named) or its kind, cat = its kind
-//                (root, wf, hf, stolen, resumed), dur = up to the worker's next segment, idle or
+//                (root, wf, hf, stolen, resumed, mailbox), dur = up to the worker's next segment, idle or
 //                buffer-full event (args closed:false if none follows); a stolen segment also gets the
 //                "f" end of its steal's flow, in its middle
 //   steal        the "s" start of a flow on the victim's thread, at the steal's time (bound to the
@@ -30,7 +30,7 @@ namespace slaw::detail {
 
 namespace {
 
-const char* const kind_names[segment_kinds] = {"root", "wf", "hf", "stolen", "resumed"};
+const char* const kind_names[segment_kinds] = {"root", "wf", "hf", "stolen", "resumed", "mailbox"};
 const char* const steal_names[] = {"continuation", "fresh", "ownerless"};
 const char* const give_up_names[] = {"spawn", "call", "reserve"};
 

@@ -26,9 +26,10 @@ enum class segment_kind : std::uint8_t {
   stolen,   // a task or continuation stolen from another worker (or an ownerless deque) starts
   resumed,  // a suspended frame goes on: after its work-first child returned, its finish completed,
             // a wait in place ended, or taken back from this worker's own preempted deque
+  mailbox,  // a task or waiting frame taken from a place's mailbox (docs/places.md)
   none,     // (pending only) nothing found yet
 };
-inline constexpr unsigned segment_kinds = 5;
+inline constexpr unsigned segment_kinds = 6;
 
 // Where a quota give-up happened (DFDeques, docs/space.md).
 enum class give_up_at : std::uint8_t { spawn, call, reserve };

@@ -16,6 +16,7 @@ and 8), then checks every trace it wrote:
       stolen segments = steals_preempted + steals_fresh (a stolen task may start on another worker
         than its thief: totals),
       help-first segments + steals from fresh deques = spawns_hf,
+      mailbox segments = mailbox_takes (places),
       one root segment (one run per runtime),
       park and wake instants of worker w = its parks and wakes, give-up instants = quota_giveups.
 Then it breaks one passing trace in each of these ways and makes sure the check rejects every copy.
@@ -31,7 +32,7 @@ import tempfile
 from collections import Counter, defaultdict
 from decimal import Decimal
 
-SEGMENT_KINDS = {"root", "wf", "hf", "stolen", "resumed"}
+SEGMENT_KINDS = {"root", "wf", "hf", "stolen", "resumed", "mailbox"}
 
 
 def load(path, stats_path):
@@ -130,6 +131,8 @@ def check_trace(trace, stats):
     if kind_total["hf"] + fresh_steals != total["spawns_hf"]:
         fail(f"{kind_total['hf']} help-first segments + {fresh_steals} steals from fresh deques, "
              f"the counters say spawns_hf = {total['spawns_hf']}")
+    if kind_total["mailbox"] != total.get("mailbox_takes", 0):
+        fail(f"{kind_total['mailbox']} mailbox segments, the counters say mailbox_takes = {total.get('mailbox_takes', 0)}")
     if kind_total["root"] != 1:
         fail(f"{kind_total['root']} root segments for one run")
     if sum(give_ups.values()) != total["quota_giveups"]:

@@ -16,6 +16,7 @@
 #include <coroutine>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "slaw/detail/finish_node.hpp"
 #include "slaw/detail/frame_allocator.hpp"
@@ -63,6 +64,9 @@ struct promise_base {
     const char* name;         // spawned/queued tasks under a timeline trace: slaw::named's string, or null
   };
   task_kind kind;
+  // The place the task runs in (docs/places.md): an index into the runtime's place tree. A spawn or a
+  // call copies its parent's unless a place clause names another; the flat deployment has only 0.
+  std::uint16_t place;
   std::uint32_t start_charge;  // quota give-ups: frame bytes the worker that starts this task pays
 };
 
@@ -187,6 +191,48 @@ class SLAW_EXPORT worker {
   // detached work-first child): end its unit.
   std::coroutine_handle<> complete_queued(promise_base* p) noexcept;
 
+  // ---------------- places (docs/places.md) ----------------
+  // A spawn whose place clause names another place than its parent's: `child` (set up as a spawned
+  // task of its finish) is counted in its finish and queued in this worker's fresh deque if `place` is
+  // this worker's own leaf, else posted to the place's mailbox.
+  void spawn_elsewhere(promise_base* child, std::uint32_t place, const char* name) noexcept;
+  // The last unit of a finish ended on this worker: the handle that resumes its waiting frame, or
+  // noop if the frame's place does not contain this worker (it is posted to that place's mailbox).
+  std::coroutine_handle<> resume_waiter(promise_base* waiter) noexcept {
+    const std::uint16_t p = waiter->place;
+    if (p != current_place()) [[unlikely]] {
+      if (!may_run(p)) return post_waiter(waiter);
+      enter_place(p);
+    }
+    return waiter->self;
+  }
+  // Whether this worker may run a task of place `p`: its leaf lies in p's subtree.
+  bool may_run(std::uint16_t p) const noexcept { return allowed_[p] != 0; }
+  std::uint16_t leaf() const noexcept { return leaf_; }
+  // The place of the task running on this worker (slaw::here()); read by thieves too, as a hint of
+  // the place of the tasks in its deques (relaxed: a plain load and store on the owner's side).
+  std::uint16_t current_place() const noexcept { return cur_place_.load(std::memory_order_relaxed); }
+  // Set once, before the worker's thread starts: its leaf place and, per place of the tree, whether the
+  // leaf lies in that place's subtree.
+  void set_place(std::uint16_t leaf, std::vector<std::uint8_t> allowed) noexcept {
+    leaf_ = leaf;
+    allowed_ = std::move(allowed);
+  }
+  // Counts for the place counters (the mailbox ones are bumped by the scheduler module, on this worker).
+  void count_post(bool overflowed) noexcept {
+    c_.mailbox_posts.bump();
+    if (overflowed) c_.mailbox_overflows.bump();
+  }
+  void count_mailbox_take() noexcept {
+    c_.mailbox_takes.bump();
+    if (tl_) [[unlikely]] trace_mailbox_take();
+  }
+  void count_remote_steal() noexcept {
+    c_.steals_remote.bump();
+    c_.tasks_outside_home.bump();
+  }
+  void count_redirect() noexcept { c_.place_redirects.bump(); }
+
   // The chain running on this worker is about to suspend (or wait): detach its innermost work-first
   // child so that no untagged entry of it stays behind (keeps W1). Call before releasing any unit.
   void detach_bottom() noexcept;
@@ -267,6 +313,7 @@ class SLAW_EXPORT worker {
     return h->block_size;
   }
   void publish_tasks() noexcept;
+  std::coroutine_handle<> post_waiter(promise_base* waiter) noexcept;
   void decision_changed(policy::decision d, std::int32_t depth) noexcept;
   std::coroutine_handle<> give_up(split_deque::entry below, split_deque::entry top) noexcept;
   std::coroutine_handle<> complete_spawned_slow(promise_base* p) noexcept;
@@ -289,6 +336,7 @@ class SLAW_EXPORT worker {
   std::uint64_t trace_hand_over() noexcept;
   void trace_took_handed_over(std::uint64_t note) noexcept;
   void trace_next_start(segment_kind k) noexcept;  // how the next strand's task was found
+  void trace_mailbox_take() noexcept;
   void trace_strand_begins(promise_base* p) noexcept;
   void trace_strand_ends() noexcept;
   const char* trace_wait_begins() noexcept;  // returns the waiting task's name for trace_wait_ends
@@ -298,7 +346,13 @@ class SLAW_EXPORT worker {
   void trace_give_up(give_up_at where) noexcept;
   void trace_sample(std::uint64_t t) noexcept;
   void trace_segment(segment_kind k, const char* name, std::uint64_t flow) noexcept;
-  void begin_strand() noexcept { base_ = pre_.head(); }
+  // A strand starts with frame `p` (a task taken from somewhere, or a resumed frame): its place is
+  // the worker's until the strand ends (spawns for another place never run work-first).
+  void begin_strand(std::uint16_t place) noexcept {
+    base_ = pre_.head();
+    enter_place(place);
+  }
+  void enter_place(std::uint16_t place) noexcept { cur_place_.store(place, std::memory_order_relaxed); }
 
   // Owner-hot.
   split_deque pre_;
@@ -315,6 +369,9 @@ class SLAW_EXPORT worker {
   timeline_recorder* tl_ = nullptr;  // SLAW_TRACE=timeline:PATH: this worker's recorder; null: off
   std::int64_t fresh_bytes_in_ = 0, fresh_bytes_out_ = 0;
   std::unique_ptr<policy_trace> trace_;
+  std::atomic<std::uint16_t> cur_place_{0};
+  std::uint16_t leaf_ = 0;
+  std::vector<std::uint8_t> allowed_{1};  // by place index: 1 if this worker may run tasks of that place
   runtime_impl* rt_;
   scheduler* sched_;
   unsigned index_;

@@ -27,9 +27,11 @@ struct idle_params {
 constexpr bool keep_spinning(std::uint32_t rounds, const idle_params& p) noexcept { return rounds < p.spin_rounds; }
 
 // Whether a worker about to sleep, `searchers_left` searchers remaining without it and `idle` of
-// `workers` workers idle (itself included), sleeps with a timeout.
-constexpr bool timed_sleep(std::uint32_t searchers_left, std::uint32_t idle, std::uint32_t workers) noexcept {
-  return searchers_left == 0 && idle < workers;
+// `workers` workers idle (itself included), sleeps with a timeout. With places a searcher cannot take
+// every task, so `every_sleeper_polls` makes every sleeper poll while a worker is busy.
+constexpr bool timed_sleep(std::uint32_t searchers_left, std::uint32_t idle, std::uint32_t workers,
+                           bool every_sleeper_polls = false) noexcept {
+  return (searchers_left == 0 || every_sleeper_polls) && idle < workers;
 }
 
 // The next timed sleep after one of `ns`.

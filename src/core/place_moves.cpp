@@ -1,0 +1,39 @@
+// Where a task goes when its place is not where it was made or where its finish ended (docs/places.md):
+// a spawn for another place, and a waiting frame resumed by a worker outside its place. Both are slow
+// paths; a spawn without a place clause and a finish ending inside its waiter's place never come here.
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/runtime_impl.hpp"
+#include "core/scheduler.hpp"
+#include "slaw/detail/worker.hpp"
+
+namespace slaw::detail {
+
+void worker::spawn_elsewhere(promise_base* child, std::uint32_t place, const char* name) noexcept {
+  if (place >= allowed_.size()) [[unlikely]] {
+    // A spawn cannot throw; a place handle of another runtime is a programming error.
+    std::fprintf(stderr,
+                 "slaw::async: slaw::at(place %u), but this runtime has %zu places: a place handle of another "
+                 "runtime?\n",
+                 place, allowed_.size());
+    std::abort();
+  }
+  child->kind = task_kind::queued;
+  child->place = static_cast<std::uint16_t>(place);
+  child->join->add_unit();
+  if (tl_) [[unlikely]] trace_queued(child, name);  // before anyone else can see it
+  if (place == leaf_) {
+    push_fresh(child);  // this worker's own leaf: its deque is the place's
+    return;
+  }
+  c_.spawns_hf.bump();  // queued, as a help-first child (push_fresh counts the other case)
+  sched_->post(*this, child);
+}
+
+std::coroutine_handle<> worker::post_waiter(promise_base* waiter) noexcept {
+  sched_->post(*this, waiter);  // a worker of its place resumes it
+  return std::noop_coroutine();
+}
+
+}  // namespace slaw::detail
