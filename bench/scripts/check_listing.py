@@ -48,6 +48,11 @@ SAMPLE_SETTINGS = {
     "SLAW_BIND": {"SLAW_BIND": "false"},
     "SLAW_DEPLOYMENT": {"SLAW_DEPLOYMENT": DEPLOYMENT_FILE},
     "SLAW_DISPLAY_PLACES": {"SLAW_DISPLAY_PLACES": "0"},
+    # These apply to more than one place only (the flat deployment warns that it ignores them).
+    "SLAW_TOPOLOGY": {"SLAW_TOPOLOGY": "synthetic:pack:2 core:2 pu:1", "SLAW_PLACES": "cores"},
+    "SLAW_REMOTE": {"SLAW_REMOTE": "none", "SLAW_PLACES": "cores"},
+    "SLAW_IDLE_ORDER": {"SLAW_IDLE_ORDER": "paper", "SLAW_PLACES": "cores"},
+    "SLAW_MAILBOX": {"SLAW_MAILBOX": "64", "SLAW_PLACES": "cores"},
 }
 
 

@@ -28,11 +28,11 @@ void worker::spawn_elsewhere(promise_base* child, std::uint32_t place, const cha
     return;
   }
   c_.spawns_hf.bump();  // queued, as a help-first child (push_fresh counts the other case)
-  sched_->post(*this, child);
+  sched_->post(*this, child, false);
 }
 
 std::coroutine_handle<> worker::post_waiter(promise_base* waiter) noexcept {
-  sched_->post(*this, waiter);  // a worker of its place resumes it
+  sched_->post(*this, waiter, true);  // a worker of its place resumes it
   return std::noop_coroutine();
 }
 

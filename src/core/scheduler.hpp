@@ -49,10 +49,11 @@ class scheduler {
   virtual void* begin_wait(worker&, const finish_node* /*f*/) noexcept { return nullptr; }
   virtual void end_wait(worker&, void* /*anchor*/) noexcept {}
 
-  // A task (new, counted in its finish) or a waiting frame whose place does not contain the worker
-  // `from` that has it: put it where the workers of its place find it (docs/places.md). Only variants
-  // with places get this call (a flat deployment has one place, which contains every worker).
-  virtual void post(worker& from, promise_base* p) noexcept;
+  // A task (new, counted in its finish: `started` false) or a frame that already ran (a waiting frame, a
+  // continuation: `started` true) whose place does not contain the worker `from` that has it: put it
+  // where the workers of its place find it (docs/places.md). Only variants with places get this call (a
+  // flat deployment has one place, which contains every worker).
+  virtual void post(worker& from, promise_base* p, bool started) noexcept;
 
   // Parking re-check (docs/parking.md): whether the variant holds work outside the workers' deques.
   // seq_cst reads, so that the eventcount's argument covers it.

@@ -112,7 +112,7 @@ promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
       pre_.push(p);
       p = split_deque::none;
     }
-    if (f != split_deque::none && !as_promise(f)->cur->is_inside(waiting_for)) {
+    if (f != split_deque::none && !wait_runs_unstarted_ && !as_promise(f)->cur->is_inside(waiting_for)) {
       fresh_.push(f);
       f = split_deque::none;
     }

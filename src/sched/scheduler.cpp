@@ -16,7 +16,7 @@ void scheduler::give_up(worker&) noexcept {
   std::abort();
 }
 
-void scheduler::post(worker&, promise_base*) noexcept {
+void scheduler::post(worker&, promise_base*, bool) noexcept {
   std::fputs("slaw: internal error: a task posted to a place under a scheduler without places\n", stderr);
   std::abort();
 }

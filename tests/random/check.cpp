@@ -26,7 +26,8 @@ bool in(const std::vector<int>& ids, int id) { return std::find(ids.begin(), ids
 
 }  // namespace
 
-std::vector<std::string> check(const program& p, const expectation& e, const observation& o, std::size_t limit) {
+std::vector<std::string> check(const program& p, const expectation& e, const observation& o, const place_view* places,
+                               std::size_t limit) {
   std::vector<std::string> out;
   auto fail = [&](const std::string& s) {
     if (out.size() < limit) out.push_back(s);
@@ -95,6 +96,32 @@ std::vector<std::string> check(const program& p, const expectation& e, const obs
     fail("runtime::run threw " + std::to_string(o.run_exc) + ", not one of " + set_text(e.run_possible));
   else if (!e.run_threw && p.fns[0].ret != rtype::void_ && o.run_value != e.run_value)
     fail("runtime::run returned " + std::to_string(o.run_value) + ", expected " + std::to_string(e.run_value));
+
+  if (places) {
+    std::vector<int> seen(static_cast<std::size_t>(p.tasks), 0);
+    for (const place_rec& r : o.places) {
+      if (r.task < 0 || r.task >= p.tasks || !e.spawned[static_cast<std::size_t>(r.task)]) {
+        fail("a place record for task " + std::to_string(r.task) + ", which should not run");
+        continue;
+      }
+      ++seen[static_cast<std::size_t>(r.task)];
+      const std::size_t want = e.task_place[static_cast<std::size_t>(r.task)];
+      if (want >= places->workers.size()) {
+        fail("task " + std::to_string(r.task) + ": expected place " + std::to_string(want) + " is not in the tree");
+        continue;
+      }
+      const std::vector<unsigned>& ws = places->workers[want];
+      const std::string where = "task " + std::to_string(r.task) + " (place " + std::to_string(want) + ", workers " +
+                                set_text(std::vector<int>(ws.begin(), ws.end())) + "), in f" + std::to_string(r.fn) +
+                                " at " + to_string(r.point) + (r.pc >= 0 ? " (instruction " + std::to_string(r.pc) + ")" : "");
+      if (!std::binary_search(ws.begin(), ws.end(), r.worker))
+        fail(where + ": ran on worker " + std::to_string(r.worker) + ", outside its place");
+      if (r.here != want) fail(where + ": here() is place " + std::to_string(r.here));
+    }
+    for (int t = 0; t < p.tasks; ++t)
+      if (e.spawned[static_cast<std::size_t>(t)] && !seen[static_cast<std::size_t>(t)])
+        fail("task " + std::to_string(t) + " left no place record");
+  }
 
   if (o.isolated != e.isolated)
     fail("isolated blocks: " + std::to_string(o.isolated) + " ran, expected " + std::to_string(e.isolated));

@@ -23,13 +23,15 @@ struct rng {
 
 const char* const feature_table[] = {"scope", "lambda",   "escape",      "call",   "early_return",
                                      "throw", "try",      "slot",        "discard", "moveonly",
-                                     "capture", "task_object", "buffer", "isolated", "clause", "task_throw", "work"};
+                                     "capture", "task_object", "buffer", "isolated", "clause", "task_throw", "work",
+                                     "place"};
 constexpr int feature_count = sizeof(feature_table) / sizeof(feature_table[0]);
-static_assert(f_all == (1u << feature_count) - 1);
+static_assert(f_all == (1u << (feature_count - 1)) - 1 && f_place == 1u << (feature_count - 1));
 
 class generator {
  public:
-  generator(std::uint64_t seed, const gen_params& p) : r_{seed * 0x2545F4914F6CDD1Dull + 0x1234567ull}, p_(p) {
+  generator(std::uint64_t seed, const gen_params& p)
+      : r_{seed * 0x2545F4914F6CDD1Dull + 0x1234567ull}, pr_{seed * 0x9E6C63D0676A9A99ull + 0x7654321ull}, p_(p) {
     // A per-program profile, so that some programs are all spawns, some never throw, some throw a lot.
     for (double& w : weight_) w = r_.uniform(0.2, 1.8);
     weight_[static_cast<int>(stmt_kind::spawn)] *= 2.5;
@@ -41,6 +43,10 @@ class generator {
     p_spawn_work_ = spawn_work_rates[r_.below(3)];
     tasks_left_ = 1 + r_.below(p.max_tasks);
     stmts_left_ = tasks_left_ * (2 + r_.below(4));  // keeps calls and finishes from swamping the spawns
+    // Places, from their own stream (pr_): a per-program profile of choices, so that some programs
+    // send nearly everything to leaves, some mostly inherit, some use the internal places a lot.
+    if (on(f_place))
+      for (double& w : place_weight_) w = pr_.chance(0.15) ? 0.0 : pr_.uniform(0.1, 2.0);
   }
 
   program run() {
@@ -142,6 +148,7 @@ class generator {
         if (form == 1 && on(f_task_object)) s.form = spawn_form::task_object;
         if (form == 2 && on(f_capture)) s.form = spawn_form::capture_lambda;
         if (on(f_clause)) s.cl = static_cast<clause>(r_.below(4));
+        if (on(f_place)) pick_place(s);
         s.fn = new_function(t, depth + 1, false, true);
         break;
       }
@@ -186,7 +193,21 @@ class generator {
     return s;
   }
 
+  void pick_place(stmt& s) {
+    double total = 0;
+    for (double w : place_weight_) total += w;
+    s.pk = static_cast<std::uint32_t>(pr_.next() >> 40);
+    if (total == 0) return;  // inherit
+    double pick = pr_.uniform(0, total);
+    int k = 0;
+    while (k < place_choices - 1 && pick >= place_weight_[k]) pick -= place_weight_[k++];
+    s.pl = static_cast<place_choice>(k);
+  }
+
+  static constexpr int place_choices = 6;
   rng r_;
+  rng pr_;  // place clauses only: the rest of a program does not depend on f_place
+  double place_weight_[place_choices] = {};
   gen_params p_;
   program prog_;
   double weight_[10];
@@ -203,13 +224,26 @@ const char* clause_text(clause c) {
   }
 }
 
+std::string place_text(const stmt& s) {
+  const std::string leaf = "slaw::place(" + std::to_string(s.pk) + " % slaw::num_places())";
+  switch (s.pl) {
+    case place_choice::inherit: return "";
+    case place_choice::here: return "slaw::at(slaw::here()), ";
+    case place_choice::leaf: return "slaw::at(" + leaf + "), ";
+    case place_choice::parent: return "slaw::at(" + leaf + ".parent()), ";
+    case place_choice::grandparent: return "slaw::at(" + leaf + ".parent().parent()), ";
+    case place_choice::root: return "slaw::at(slaw::root_place()), ";
+  }
+  return "";
+}
+
 void print_list(std::ostringstream& o, const program& p, const std::vector<stmt>& list, int indent) {
   std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
   for (const stmt& s : list) {
     switch (s.kind) {
       case stmt_kind::spawn: {
         rtype t = p.fns[s.fn].ret;
-        o << pad << "co_await slaw::async(" << clause_text(s.cl);
+        o << pad << "co_await slaw::async(" << place_text(s) << clause_text(s.cl);
         if (s.slot) o << "&slot" << s.id << ", ";
         if (s.form == spawn_form::fn_args) o << "f" << s.fn << ", ctx";
         else if (s.form == spawn_form::task_object) o << "f" << s.fn << "(ctx)";
@@ -280,6 +314,7 @@ std::uint32_t parse_features(const std::string& s) {
 
 std::string feature_names(std::uint32_t mask) {
   if (mask == f_all) return "all";
+  if (mask == (f_all | f_place)) return "all,place";
   std::string out;
   for (int i = 0; i < feature_count; ++i)
     if (mask & (1u << i)) {

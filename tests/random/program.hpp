@@ -16,6 +16,12 @@ enum class rtype : std::uint8_t { void_, long_, counted, uptr };
 enum class clause : std::uint8_t { none, wf, hf, dyn };
 // How a spawn names its task: async(f, args...), async(f(args...)), async([captures](args) -> task {...}, args).
 enum class spawn_form : std::uint8_t { fn_args, task_object, capture_lambda };
+// A spawn's place clause, abstract because the program does not know the place tree it will run on
+// (resolved at run time by the runner, against a snapshot of the same tree by the oracle; L = leaf
+// k mod num_places):
+//   inherit: no clause (the parent's place)   here: at(here())   leaf: at(place(L))
+//   parent: at(place(L).parent())   grandparent: at(place(L).parent().parent())   root: at(root_place())
+enum class place_choice : std::uint8_t { inherit, here, leaf, parent, grandparent, root };
 
 enum class stmt_kind : std::uint8_t {
   spawn,     // co_await slaw::async([clause,] [&slot,] callee...)
@@ -35,6 +41,8 @@ struct stmt {
   int id = -1;  // spawn: task id; scope/lfinish: finish id; try_/throw_/call/buffer: their own numbering
   int fn = -1;  // spawn/call/lfinish: the callee
   clause cl = clause::none;
+  place_choice pl = place_choice::inherit;  // spawn: its place clause
+  std::uint32_t pk = 0;                     // spawn: k of leaf/parent/grandparent
   spawn_form form = spawn_form::fn_args;
   bool slot = false;         // spawn: the result goes to a slot (else it is discarded)
   bool use = false;          // call: the result is added to the caller's accumulator
@@ -69,10 +77,15 @@ enum feature : std::uint32_t {
   f_clause = 1u << 14,       // explicit wf/hf/dyn clauses
   f_task_throw = 1u << 15,   // throw statements inside spawned tasks (their exceptions go to a finish)
   f_work = 1u << 16,         // busy loops
-  f_all = (1u << 17) - 1,
+  f_all = (1u << 17) - 1,    // every feature above; `place` is not part of "all"
+  // Place clauses on spawns (slaw::at). Not in "all": it needs a place tree (test_random_places adds
+  // it). Its choices come from a random stream of their own, so a seed gives the same program with or
+  // without places, clauses aside.
+  f_place = 1u << 17,
 };
 
-// "all", "all,-throw,-capture", "scope,call,slot" (names as in feature_name). Throws on an unknown name.
+// "all", "all,-throw,-capture", "scope,call,slot", "all,place" (names as in feature_name). Throws on an
+// unknown name.
 std::uint32_t parse_features(const std::string& s);
 std::string feature_names(std::uint32_t mask);
 

@@ -4,6 +4,7 @@
 // scopes exactly as C++ code does: end_finish, an early co_return, or an exception unwinding the frame.
 #include "runner.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <coroutine>
@@ -39,6 +40,7 @@ struct code {
 
 struct compiled {
   std::vector<code> fns;
+  std::size_t max_records = 0;   // place_recs a correct run can take: a start per frame, one per instruction
   std::vector<int> local_scope;  // per task: the scope of the spawner's frame whose slot it writes, or -1
   std::vector<int> local_index;  //   ... and the slot's index in that frame
   std::vector<rtype> task_ret;   // per task: what its function returns
@@ -90,7 +92,10 @@ compiled compile(const program& p) {
   c.local_index.assign(static_cast<std::size_t>(p.tasks), -1);
   c.task_ret.assign(static_cast<std::size_t>(p.tasks), rtype::void_);
   std::vector<int> scopes;
-  for (std::size_t i = 0; i < p.fns.size(); ++i) compile_list(p, c, c.fns[i], p.fns[i].body, scopes);
+  for (std::size_t i = 0; i < p.fns.size(); ++i) {
+    compile_list(p, c, c.fns[i], p.fns[i].body, scopes);
+    c.max_records += 1 + c.fns[i].list.size();  // every function runs at most once
+  }
   return c;
 }
 
@@ -140,15 +145,28 @@ struct exec {
   long shared = 0;  // only touched inside isolated blocks
   std::atomic<long> buffers{0};
   std::mutex error_mutex;  // the error path only: no synchronisation the runtime should provide
+  // Place records (a place program only): slots claimed with one fetch_add, so that a task run twice at
+  // once shows as wrong counts rather than as a data race in the test.
+  const bool record;
+  std::unique_ptr<place_rec[]> recs;
+  std::atomic<std::size_t> nrecs{0};
 
-  exec(const program& pr, const expectation& ex, const compiled& co, observation& ob)
+  exec(const program& pr, const expectation& ex, const compiled& co, observation& ob, bool rec)
       : p(pr), e(ex), c(co), o(ob), global(static_cast<std::size_t>(pr.tasks)),
         runs(new std::atomic<int>[static_cast<std::size_t>(pr.tasks)]),
-        ended(new std::atomic<int>[static_cast<std::size_t>(pr.tasks)]) {
+        ended(new std::atomic<int>[static_cast<std::size_t>(pr.tasks)]), record(rec),
+        recs(rec ? new place_rec[co.max_records] : nullptr) {
     for (int i = 0; i < pr.tasks; ++i) {
       runs[i].store(0, std::memory_order_relaxed);
       ended[i].store(0, std::memory_order_relaxed);
     }
+  }
+
+  // Where the strand of `task` runs now (nothing in a flat program).
+  void note(int task, int fn, int pc, place_point pt) {
+    if (!record) return;
+    const std::size_t i = nrecs.fetch_add(1, std::memory_order_relaxed);
+    if (i < c.max_records) recs[i] = {task, fn, pc, pt, slaw::this_worker(), slaw::here().index()};
   }
 
   void error(const std::string& msg) {
@@ -336,21 +354,40 @@ class unwind_guard {
   bool done_ = false;
 };
 
+// clause::none is spelled slaw::dyn, the default schedule: the same spawn, and one type for
+// slaw::async's result (its clauses are part of the type) whatever the schedule clause.
 slaw::schedule_clause to_slaw(clause c) {
   return c == clause::wf ? slaw::wf : c == clause::hf ? slaw::hf : slaw::dyn;
 }
 
-// slaw::async with or without a clause and a slot; a... is a task, or a callable and its arguments.
-template <class R, class... A>
-auto async_with(clause cl, R* slot, A&&... a) {
-  if constexpr (!std::is_void_v<R>) {
-    if (slot) {
-      if (cl == clause::none) return slaw::async(slot, std::forward<A>(a)...);
-      return slaw::async(to_slaw(cl), slot, std::forward<A>(a)...);
-    }
+// The place a spawn's clause names, resolved now against the running task's place and the runtime's
+// tree (the oracle resolves the same choice against its snapshot of the tree: oracle.cpp, resolve).
+slaw::place live_place(const stmt& s) {
+  auto leaf = [&] { return slaw::place(s.pk % slaw::num_places()); };
+  switch (s.pl) {
+    case place_choice::leaf: return leaf();
+    case place_choice::parent: return leaf().parent();
+    case place_choice::grandparent: return leaf().parent().parent();
+    case place_choice::root: return slaw::root_place();
+    case place_choice::inherit:
+    case place_choice::here: break;
   }
-  if (cl == clause::none) return slaw::async(std::forward<A>(a)...);
-  return slaw::async(to_slaw(cl), std::forward<A>(a)...);
+  return slaw::here();
+}
+
+// slaw::async with or without a place clause (Placed: `at`), with a schedule clause, with or without a
+// slot; a... is a task, or a callable and its arguments.
+template <class R, bool Placed, class... A>
+auto async_with(clause cl, slaw::place_clause at, R* slot, A&&... a) {
+  if constexpr (Placed) {
+    if constexpr (!std::is_void_v<R>)
+      if (slot) return slaw::async(at, to_slaw(cl), slot, std::forward<A>(a)...);
+    return slaw::async(at, to_slaw(cl), std::forward<A>(a)...);
+  } else {
+    if constexpr (!std::is_void_v<R>)
+      if (slot) return slaw::async(to_slaw(cl), slot, std::forward<A>(a)...);
+    return slaw::async(to_slaw(cl), std::forward<A>(a)...);
+  }
 }
 
 template <class R>
@@ -374,13 +411,14 @@ void capture_check(bool ok) {
 }
 
 template <class T>
-slaw::task<T> run_fn(exec* x, int fn, int task);
+slaw::task<T> run_fn(exec* x, int fn, int task, int owner);
 
 // async(f, args...) or async(f(args...)).
-template <class R>
-auto spawn_plain(exec* x, const stmt& s, slot_cell* locals) {
-  if (s.form == spawn_form::task_object) return async_with<R>(s.cl, slot_for<R>(x, s, locals), run_fn<R>(x, s.fn, s.id));
-  return async_with<R>(s.cl, slot_for<R>(x, s, locals), run_fn<R>, x, s.fn, s.id);
+template <class R, bool Placed>
+auto spawn_plain(exec* x, const stmt& s, slot_cell* locals, slaw::place_clause at) {
+  if (s.form == spawn_form::task_object)
+    return async_with<R, Placed>(s.cl, at, slot_for<R>(x, s, locals), run_fn<R>(x, s.fn, s.id, s.id));
+  return async_with<R, Placed>(s.cl, at, slot_for<R>(x, s, locals), run_fn<R>, x, s.fn, s.id, s.id);
 }
 
 // A lambda capturing by value (a canary, the task id) and by reference (the run), as in
@@ -391,10 +429,10 @@ auto capturing_lambda(exec* x, int id) {
   return [cn = canary(id), idv = id, &xr = *x](exec* xp, int fn, int task) -> slaw::task<R> {
     capture_check(cn.alive(task) && idv == task && &xr == xp);
     if constexpr (std::is_void_v<R>) {
-      co_await run_fn<void>(xp, fn, task);
+      co_await run_fn<void>(xp, fn, task, task);
       capture_check(cn.alive(task) && idv == task && &xr == xp);
     } else {
-      R r = co_await run_fn<R>(xp, fn, task);
+      R r = co_await run_fn<R>(xp, fn, task, task);
       capture_check(cn.alive(task) && idv == task && &xr == xp);
       co_return std::move(r);
     }
@@ -407,10 +445,12 @@ void called(exec* x, const stmt& s, long v, long& acc) {
   if (s.use) acc += v;
 }
 
-// One frame of the program: function fn, run as task `task` (-1: a call or a finish body).
+// One frame of the program: function fn, run as task `task` (-1: a call or a finish body) in the strand
+// of task `owner` (the task itself, or the caller's).
 template <class T>
-slaw::task<T> run_fn(exec* x, int fn, int task) {
+slaw::task<T> run_fn(exec* x, int fn, int task, int owner) {
   task_mark mark(x, task);
+  x->note(owner, fn, -1, place_point::start);
   const code& cd = x->c.fns[static_cast<std::size_t>(fn)];
   std::unique_ptr<slot_cell[]> locals(cd.locals ? new slot_cell[static_cast<std::size_t>(cd.locals)] : nullptr);
   std::vector<held_buffer> buffers;
@@ -429,33 +469,38 @@ slaw::task<T> run_fn(exec* x, int fn, int task) {
         case iop::spawn: {
           const bool cap = s.form == spawn_form::capture_lambda;
           slot_cell* l = locals.get();
+          const bool placed = s.pl != place_choice::inherit;
+          const slaw::place_clause at = placed ? slaw::at(live_place(s)) : slaw::place_clause{0};
+          // One co_await per result type, place clause or not, and spawn form (async's result type
+          // depends on all three).
+#define RP_SPAWN(R, P)                                                                                       \
+  if (cap) co_await async_with<R, P>(s.cl, at, slot_for<R>(x, s, l), capturing_lambda<R>(x, s.id), x, s.fn, s.id); \
+  else co_await spawn_plain<R, P>(x, s, l, at)
+#define RP_SPAWN_ANY(R) \
+  if (placed) {         \
+    RP_SPAWN(R, true);  \
+  } else {              \
+    RP_SPAWN(R, false); \
+  }
           switch (x->ret_of_fn(s.fn)) {
-            case rtype::void_:
-              if (cap) co_await async_with<void>(s.cl, nullptr, capturing_lambda<void>(x, s.id), x, s.fn, s.id);
-              else co_await spawn_plain<void>(x, s, l);
-              break;
-            case rtype::long_:
-              if (cap) co_await async_with<long>(s.cl, slot_for<long>(x, s, l), capturing_lambda<long>(x, s.id), x, s.fn, s.id);
-              else co_await spawn_plain<long>(x, s, l);
-              break;
-            case rtype::counted:
-              if (cap) co_await async_with<counted>(s.cl, slot_for<counted>(x, s, l), capturing_lambda<counted>(x, s.id), x, s.fn, s.id);
-              else co_await spawn_plain<counted>(x, s, l);
-              break;
-            case rtype::uptr:
-              if (cap) co_await async_with<counted_ptr>(s.cl, slot_for<counted_ptr>(x, s, l), capturing_lambda<counted_ptr>(x, s.id), x, s.fn, s.id);
-              else co_await spawn_plain<counted_ptr>(x, s, l);
-              break;
+            case rtype::void_: RP_SPAWN_ANY(void) break;
+            case rtype::long_: RP_SPAWN_ANY(long) break;
+            case rtype::counted: RP_SPAWN_ANY(counted) break;
+            case rtype::uptr: RP_SPAWN_ANY(counted_ptr) break;
           }
+#undef RP_SPAWN_ANY
+#undef RP_SPAWN
+          x->note(owner, fn, pc, place_point::spawn);  // a thief may have taken the continuation
           break;
         }
         case iop::call:
           switch (x->ret_of_fn(s.fn)) {
-            case rtype::void_: co_await run_fn<void>(x, s.fn, -1); called(x, s, 0, acc); break;
-            case rtype::long_: called(x, s, co_await run_fn<long>(x, s.fn, -1), acc); break;
-            case rtype::counted: called(x, s, value_of(co_await run_fn<counted>(x, s.fn, -1)), acc); break;
-            case rtype::uptr: called(x, s, value_of(co_await run_fn<counted_ptr>(x, s.fn, -1)), acc); break;
+            case rtype::void_: co_await run_fn<void>(x, s.fn, -1, owner); called(x, s, 0, acc); break;
+            case rtype::long_: called(x, s, co_await run_fn<long>(x, s.fn, -1, owner), acc); break;
+            case rtype::counted: called(x, s, value_of(co_await run_fn<counted>(x, s.fn, -1, owner)), acc); break;
+            case rtype::uptr: called(x, s, value_of(co_await run_fn<counted_ptr>(x, s.fn, -1, owner)), acc); break;
           }
+          x->note(owner, fn, pc, place_point::call);
           break;
         case iop::scope_begin:
 #if defined(__clang__)
@@ -475,6 +520,7 @@ slaw::task<T> run_fn(exec* x, int fn, int task) {
           } catch (...) {
             ep = std::current_exception();
           }
+          x->note(owner, fn, pc, place_point::end_finish);
           scopes.pop_ended(ep);
           if (ep) std::rethrow_exception(ep);
           break;
@@ -482,11 +528,12 @@ slaw::task<T> run_fn(exec* x, int fn, int task) {
         case iop::lfinish: {
           std::exception_ptr ep;
           try {
-            if (s.coro_lambda) co_await slaw::finish([x, f = s.fn]() -> slaw::task<> { co_await run_fn<void>(x, f, -1); });
-            else co_await slaw::finish([x, f = s.fn] { return run_fn<void>(x, f, -1); });
+            if (s.coro_lambda) co_await slaw::finish([x, f = s.fn, owner]() -> slaw::task<> { co_await run_fn<void>(x, f, -1, owner); });
+            else co_await slaw::finish([x, f = s.fn, owner] { return run_fn<void>(x, f, -1, owner); });
           } catch (...) {
             ep = std::current_exception();
           }
+          x->note(owner, fn, pc, place_point::finish);
           x->finish_ended(s.id, ep ? finish_end::threw : finish_end::normal, ep ? id_of(ep, x) : -1, nullptr);
           if (ep) std::rethrow_exception(ep);
           break;
@@ -507,6 +554,7 @@ slaw::task<T> run_fn(exec* x, int fn, int task) {
           else co_return result_of<T>(acc);
         case iop::buffer:
           buffers.emplace_back(co_await slaw::make_buffer<std::uint64_t>(s.n), x, s.id);
+          x->note(owner, fn, pc, place_point::buffer);
           break;
         case iop::isolated:
           slaw::isolated([x] { x->isolated_body(); });
@@ -521,6 +569,7 @@ slaw::task<T> run_fn(exec* x, int fn, int task) {
       if (ntries == 0) throw;
       const try_rec& r = tries[--ntries];
       x->o.try_caught[static_cast<std::size_t>(r.id)] = t.id;
+      x->note(owner, fn, pc, place_point::caught);
       next = r.end + 1;
     }
     pc = next;
@@ -532,16 +581,16 @@ slaw::task<T> run_fn(exec* x, int fn, int task) {
 template <class T>
 long run_root(slaw::runtime& rt, exec* x) {
   if constexpr (std::is_void_v<T>) {
-    rt.run(run_fn<void>(x, 0, 0));
+    rt.run(run_fn<void>(x, 0, 0, 0));
     return 0;
   } else {
-    return value_of(rt.run(run_fn<T>(x, 0, 0)));
+    return value_of(rt.run(run_fn<T>(x, 0, 0, 0)));
   }
 }
 
 }  // namespace
 
-observation run_program(slaw::runtime& rt, const program& p, const expectation& e) {
+observation run_program(slaw::runtime& rt, const program& p, const expectation& e, const place_view* places) {
   const compiled c = compile(p);
   observation o;
   const std::size_t tasks = static_cast<std::size_t>(p.tasks);
@@ -555,7 +604,7 @@ observation run_program(slaw::runtime& rt, const program& p, const expectation& 
   o.call_returned.assign(static_cast<std::size_t>(p.calls), 0);
   o.call_value.assign(static_cast<std::size_t>(p.calls), 0);
   {
-    exec x(p, e, c, o);
+    exec x(p, e, c, o, places != nullptr);
     std::exception_ptr ep;
     try {
       switch (p.fns[0].ret) {
@@ -578,8 +627,112 @@ observation run_program(slaw::runtime& rt, const program& p, const expectation& 
     }
     o.isolated = x.shared;
     o.buffers = x.buffers.load(std::memory_order_relaxed);
+    if (places) {
+      const std::size_t n = x.nrecs.load(std::memory_order_relaxed);
+      if (n > c.max_records)
+        o.errors.push_back(std::to_string(n) + " place records, more than the " + std::to_string(c.max_records) +
+                           " the program can make (a frame ran twice?)");
+      o.places.assign(x.recs.get(), x.recs.get() + std::min(n, c.max_records));
+    }
   }  // the run's global slots go here: the live counters are back to their start after this
   return o;
+}
+
+const char* to_string(place_point p) {
+  switch (p) {
+    case place_point::start: return "its start";
+    case place_point::spawn: return "a spawn";
+    case place_point::call: return "a call's return";
+    case place_point::end_finish: return "end_finish";
+    case place_point::finish: return "a finish(lambda)";
+    case place_point::buffer: return "make_buffer";
+    case place_point::caught: return "a catch";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string list_text(const std::vector<unsigned>& v) {
+  std::string s = "{";
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(v[i]);
+  }
+  return s + "}";
+}
+
+slaw::task<> read_tree(place_view* v, unsigned nworkers, std::vector<std::string>* errors) {
+  auto err = [&](const std::string& m) { errors->push_back("place API: " + m); };
+  const slaw::place root = slaw::root_place();
+  if (!root.is_root()) err("root_place().is_root() is false");
+  if (!(root.parent() == root)) err("the root's parent is not the root");
+  if (root.depth() != 0) err("the root's depth is " + std::to_string(root.depth()));
+  if (!(slaw::here() == root)) err("the root task's here() is " + std::to_string(slaw::here().index()) + ", not the root");
+  if (slaw::this_worker() >= nworkers) err("this_worker() = " + std::to_string(slaw::this_worker()));
+  // Breadth first from the root through children(): every place once.
+  std::vector<slaw::place> all{root};
+  for (std::size_t i = 0; i < all.size() && all.size() < 100000; ++i)
+    for (const slaw::place& c : all[i].children()) all.push_back(c);
+  const std::size_t n = all.size(), leaves = slaw::num_places();
+  v->leaves = leaves;
+  v->root = root.index();
+  v->parent.assign(n, n);
+  v->workers.assign(n, {});
+  std::vector<char> seen(n, 0);
+  for (const slaw::place& q : all) {
+    const std::size_t i = q.index();
+    const std::string name = "place " + std::to_string(i);
+    if (i >= n) {
+      err(name + ": index out of 0.." + std::to_string(n - 1));
+      continue;
+    }
+    if (seen[i]++) err(name + " is reached twice from the root");
+    v->parent[i] = q.parent().index();
+    v->workers[i] = q.workers();
+    const std::vector<slaw::place> ch = q.children();
+    if (q.is_leaf() != (i < leaves)) err(name + ": is_leaf() " + (q.is_leaf() ? "true" : "false") + " but " + std::to_string(leaves) + " listed places");
+    if (q.is_leaf() != ch.empty()) err(name + ": is_leaf() disagrees with children()");
+    if (q.is_root() != (i == v->root)) err(name + ": is_root() disagrees with root_place()");
+    if (!q.contains(q)) err(name + " does not contain itself");
+    if (!root.contains(q)) err("the root does not contain " + name);
+    if (q.workers().empty()) err(name + " has no workers");
+    if (!std::is_sorted(v->workers[i].begin(), v->workers[i].end())) err(name + ": workers() not ascending");
+    std::vector<unsigned> below;
+    for (const slaw::place& c : ch) {
+      if (!(c.parent() == q)) err("place " + std::to_string(c.index()) + ": parent() is not " + name + ", whose child it is");
+      if (c.depth() != q.depth() + 1) err("place " + std::to_string(c.index()) + ": depth not its parent's + 1");
+      if (!q.contains(c) || c.contains(q)) err(name + " and its child " + std::to_string(c.index()) + ": contains() wrong");
+      for (unsigned w : c.workers()) below.push_back(w);
+    }
+    std::sort(below.begin(), below.end());
+    if (!ch.empty() && below != v->workers[i])
+      err(name + ": workers() " + list_text(v->workers[i]) + " are not its children's " + list_text(below));
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (!seen[i]) err("place " + std::to_string(i) + " is not reached from the root");
+  for (std::size_t i = 0; i < leaves; ++i) {
+    const slaw::place q(i);
+    if (q.index() != i || !q.is_leaf()) err("place(" + std::to_string(i) + ") is not leaf " + std::to_string(i));
+  }
+  // The leaves' workers are every worker, each once.
+  std::vector<unsigned> all_workers;
+  for (std::size_t i = 0; i < leaves && i < n; ++i)
+    for (unsigned w : v->workers[i]) all_workers.push_back(w);
+  std::sort(all_workers.begin(), all_workers.end());
+  std::vector<unsigned> want(nworkers);
+  for (unsigned w = 0; w < nworkers; ++w) want[w] = w;
+  if (all_workers != want) err("the leaves' workers " + list_text(all_workers) + " are not each worker once");
+  if (v->workers[v->root] != want) err("the root's workers are not every worker");
+  co_return;
+}
+
+}  // namespace
+
+place_view snapshot_places(slaw::runtime& rt, std::vector<std::string>& errors) {
+  place_view v;
+  rt.run(read_tree(&v, rt.workers(), &errors));
+  return v;
 }
 
 }  // namespace rp

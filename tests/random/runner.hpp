@@ -13,6 +13,21 @@
 
 namespace rp {
 
+// Where a task was seen running (place programs only): its worker (slaw::this_worker()) and
+// slaw::here().index(), at the start of each of its frames (its own, its calls', its finish bodies')
+// and after every co_await that may suspend or hand the continuation to a thief.
+enum class place_point : std::uint8_t { start, spawn, call, end_finish, finish, buffer, caught };
+const char* to_string(place_point p);
+
+struct place_rec {
+  int task;      // the task whose strand the frame belongs to
+  int fn;        // the frame's function
+  int pc;        // the instruction after which it was taken (-1: the frame's start)
+  place_point point;
+  unsigned worker;
+  std::size_t here;
+};
+
 struct observation {
   struct finish {
     bool reached = false;
@@ -33,10 +48,17 @@ struct observation {
   long run_value = 0;
   long isolated = 0, buffers = 0;
   std::vector<std::string> errors;  // found while running: buffer contents, overlapping isolated, ...
+  std::vector<place_rec> places;    // with a place view only
 };
 
 // The oracle's finish lists (tasks inside, slots joining) tell the runner what to look at when a finish
 // ends; everything else comes from the program.
-observation run_program(slaw::runtime& rt, const program& p, const expectation& e);
+// With `places` (the runtime's tree, from snapshot_places) the runner also records place_recs; the
+// flat tests pass none and run exactly as before.
+observation run_program(slaw::runtime& rt, const program& p, const expectation& e, const place_view* places = nullptr);
+
+// The runtime's place tree read through the public API (root_place, children, parent, workers,
+// place(i), num_places) from inside a task, with the API's own consistency checked: lines in `errors`.
+place_view snapshot_places(slaw::runtime& rt, std::vector<std::string>& errors);
 
 }  // namespace rp

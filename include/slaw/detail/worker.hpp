@@ -217,6 +217,7 @@ class SLAW_EXPORT worker {
   void set_place(std::uint16_t leaf, std::vector<std::uint8_t> allowed) noexcept {
     leaf_ = leaf;
     allowed_ = std::move(allowed);
+    wait_runs_unstarted_ = allowed_.size() > 1;
   }
   // Counts for the place counters (the mailbox ones are bumped by the scheduler module, on this worker).
   void count_post(bool overflowed) noexcept {
@@ -372,6 +373,9 @@ class SLAW_EXPORT worker {
   std::atomic<std::uint16_t> cur_place_{0};
   std::uint16_t leaf_ = 0;
   std::vector<std::uint8_t> allowed_{1};  // by place index: 1 if this worker may run tasks of that place
+  // With places, a wait in place also runs tasks that have not started (docs/finish.md): only this
+  // place's workers may run them, and they may all be waiting.
+  bool wait_runs_unstarted_ = false;
   runtime_impl* rt_;
   scheduler* sched_;
   unsigned index_;

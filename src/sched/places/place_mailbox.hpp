@@ -6,6 +6,9 @@
 // normal policy; here that would run it outside its place, which the place model forbids, so it waits
 // in the overflow list (taken after the ring, oldest first).
 //
+// Entries are tagged: a frame that already ran (`started`) has bit 0 set (promises are 8-byte aligned),
+// so that a worker waiting in place knows whether it may run it (docs/finish.md).
+//
 // nonempty() is the parking re-check's view (seq_cst, like the ring's positions): a post is visible to
 // it before the poster's wake-up call (docs/parking.md).
 #pragma once
@@ -27,7 +30,8 @@ class place_mailbox {
 
   // Returns true if the ring was full and `p` went to the overflow list. Out of memory there ends the
   // process (posts happen inside noexcept spawns), as a deque that cannot grow does.
-  bool post(promise_base* p) noexcept {
+  bool post(promise_base* task, bool started) noexcept {
+    const std::uintptr_t p = reinterpret_cast<std::uintptr_t>(task) | (started ? started_tag : 0);
     posts_.fetch_add(1, std::memory_order_relaxed);
     if (ring_.try_post(p)) return false;
     std::lock_guard<std::mutex> g(m_);
@@ -36,8 +40,9 @@ class place_mailbox {
     overflows_.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
-  promise_base* take() noexcept {
-    promise_base* p = nullptr;
+  // The oldest entry, or null; `started` says whether it is a frame that already ran.
+  promise_base* take(bool& started) noexcept {
+    std::uintptr_t p = 0;
     if (!ring_.try_take(p) && overflow_size_.load(std::memory_order_seq_cst) != 0) {
       std::lock_guard<std::mutex> g(m_);
       if (!overflow_.empty()) {
@@ -46,8 +51,10 @@ class place_mailbox {
         overflow_size_.fetch_sub(1, std::memory_order_seq_cst);
       }
     }
-    if (p) takes_.fetch_add(1, std::memory_order_relaxed);
-    return p;
+    if (!p) return nullptr;
+    takes_.fetch_add(1, std::memory_order_relaxed);
+    started = (p & started_tag) != 0;
+    return reinterpret_cast<promise_base*>(p & ~started_tag);
   }
   bool nonempty() const noexcept { return ring_.nonempty() || overflow_size_.load(std::memory_order_seq_cst) != 0; }
 
@@ -65,9 +72,10 @@ class place_mailbox {
   }
 
  private:
-  mailbox_ring<promise_base*> ring_;
+  static constexpr std::uintptr_t started_tag = 1;
+  mailbox_ring<std::uintptr_t> ring_;
   std::mutex m_;
-  std::deque<promise_base*> overflow_;
+  std::deque<std::uintptr_t> overflow_;
   std::atomic<std::size_t> overflow_size_{0};
   std::atomic<std::uint64_t> posts_{0}, takes_{0}, overflows_{0};
 };

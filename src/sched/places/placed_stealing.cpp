@@ -50,28 +50,29 @@ void placed_stealing::attach(worker& w) {
   w.set_place(static_cast<std::uint16_t>(leaf), std::move(allowed));
 }
 
-void placed_stealing::post(worker& from, promise_base* p) noexcept {
+void placed_stealing::post(worker& from, promise_base* p, bool started) noexcept {
   std::size_t target = p->place;
   if (!remote_.mailboxes && !tree_.is_leaf(target)) {  // nobody reads an internal place's mailbox: deal it
     const auto& leaves = leaves_under_[target];
     target = leaves[deal_[target].fetch_add(1, std::memory_order_relaxed) % leaves.size()];
   }
-  from.count_post(mailboxes_[target]->post(p));
+  from.count_post(mailboxes_[target]->post(p, started));
   rt_.park.wake_all_if_sleepers();  // after the post: a sleeper's re-check sees it, or it is woken
 }
 
-promise_base* placed_stealing::accept(worker& thief, promise_base* p, const finish_node* inside) noexcept {
-  if (!inside || p->cur->is_inside(inside)) return p;
+promise_base* placed_stealing::accept(worker& thief, promise_base* p, bool started, const finish_node* inside) noexcept {
+  if (!inside || !started || p->cur->is_inside(inside)) return p;
   set_aside_.put(p, thief.hand_over_steal());
   thief.on_exposed();
   return nullptr;
 }
 
 promise_base* placed_stealing::take_mail(worker& thief, std::size_t place, const finish_node* inside) noexcept {
-  promise_base* p = mailboxes_[place]->take();
+  bool started = false;
+  promise_base* p = mailboxes_[place]->take(started);
   if (!p) return nullptr;
   thief.count_mailbox_take();
-  return accept(thief, p, inside);
+  return accept(thief, p, started, inside);
 }
 
 promise_base* placed_stealing::probe(worker& thief, const std::vector<std::vector<std::size_t>>& rings, bool remote,
@@ -85,15 +86,16 @@ promise_base* placed_stealing::probe(worker& thief, const std::vector<std::vecto
     steal_from from;
     promise_base* p = take_from_victim(victim, preempted_first_, from);
     if (!p) continue;
+    const bool started = from == steal_from::continuation;
     if (!thief.may_run(p->place)) {  // an older strand's task of another place: to its mailbox
-      post(thief, p);
+      post(thief, p, started);
       thief.count_redirect();
       continue;
     }
     count_victim_steal(thief, from, vi);
     v.steals_by_distance[v.distance[vi]].bump();
     if (remote) thief.count_remote_steal();
-    return accept(thief, p, inside);
+    return accept(thief, p, started, inside);
   }
   return nullptr;
 }

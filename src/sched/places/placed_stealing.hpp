@@ -46,7 +46,7 @@ class placed_stealing final : public scheduler {
 
   void attach(worker& w) override;
   promise_base* steal(worker& thief, const finish_node* inside) noexcept override;
-  void post(worker& from, promise_base* p) noexcept override;
+  void post(worker& from, promise_base* p, bool started) noexcept override;
   bool holds_work() const noexcept override;
   bool work_visible_to(const worker& w, const std::vector<std::unique_ptr<worker>>& workers) const noexcept override;
   bool every_sleeper_polls() const noexcept override { return true; }
@@ -69,8 +69,9 @@ class placed_stealing final : public scheduler {
   // rings: the hint check, redirects and the remote counters.
   promise_base* probe(worker& thief, const std::vector<std::vector<std::size_t>>& rings, bool remote,
                       std::size_t& budget, const finish_node* inside) noexcept;
-  // A task taken while waiting in place for `inside` that is not inside it: set aside, null returned.
-  promise_base* accept(worker& thief, promise_base* p, const finish_node* inside) noexcept;
+  // A task taken while waiting in place for `inside`: returned if the thief may run it there (it is
+  // inside, or it has not started: docs/finish.md, "Waiting in place", with places), else set aside.
+  promise_base* accept(worker& thief, promise_base* p, bool started, const finish_node* inside) noexcept;
 
   runtime_impl& rt_;
   const places::place_tree& tree_;
