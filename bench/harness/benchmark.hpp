@@ -59,6 +59,13 @@ class instance {
   virtual void run_tbb(unsigned /*workers*/) {}
   virtual bool has_omp() const { return false; }
   virtual void run_omp(unsigned /*workers*/) {}
+  // Locality versions (the *-places rows): the same computation with the same data on the same place
+  // (slaw: one task per place with slaw::at), thread (OpenMP static schedule) or cache (oneTBB
+  // affinity_partitioner) in every iteration. Kernels without one are not run for those rows.
+  virtual bool has_locality() const { return false; }
+  virtual void run_slaw_locality(slaw::runtime& rt) { run_slaw(rt); }
+  virtual void run_tbb_locality(unsigned workers) { run_tbb(workers); }
+  virtual void run_omp_locality(unsigned workers) { run_omp(workers); }
   virtual outcome check() = 0;  // the oracle for the last run
 };
 

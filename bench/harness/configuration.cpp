@@ -84,7 +84,8 @@ int run_configuration(const options& o) {
     return 2;
   }
   const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if ((v.kind == variant_kind::tbb && !inst->has_tbb()) || (v.kind == variant_kind::omp && !inst->has_omp())) {
+  if ((v.kind == variant_kind::tbb && !inst->has_tbb()) || (v.kind == variant_kind::omp && !inst->has_omp()) ||
+      (v.locality && !inst->has_locality())) {
     link.send("skip");
     return 0;
   }
@@ -141,9 +142,9 @@ int run_configuration(const options& o) {
       auto start = std::chrono::steady_clock::now();
       switch (v.kind) {
         case variant_kind::serial: inst->run_serial(); break;
-        case variant_kind::slaw: inst->run_slaw(*rt); break;
-        case variant_kind::tbb: arena->execute([&] { inst->run_tbb(w); }); break;
-        case variant_kind::omp: inst->run_omp(w); break;
+        case variant_kind::slaw: v.locality ? inst->run_slaw_locality(*rt) : inst->run_slaw(*rt); break;
+        case variant_kind::tbb: arena->execute([&] { v.locality ? inst->run_tbb_locality(w) : inst->run_tbb(w); }); break;
+        case variant_kind::omp: v.locality ? inst->run_omp_locality(w) : inst->run_omp(w); break;
       }
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       r.peak_rss_kb = peak_rss_kb();

@@ -24,6 +24,20 @@ namespace slawbench {
 
 namespace {
 
+// A row's child_env, "A=x B=y", as "A=x", "B=y".
+std::vector<std::string> split_env(std::string_view env) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < env.size()) {
+    std::size_t sp = env.find(' ', at);
+    if (sp == std::string_view::npos) sp = env.size();
+    if (sp > at) out.emplace_back(env.substr(at, sp - at));
+    at = sp + 1;
+  }
+  return out;
+}
+
+
 // One configuration's child and what it reported so far.
 struct configuration {
   std::unique_ptr<child_process> proc;
@@ -95,7 +109,7 @@ bool start_children(const options& opt, progress& prog, const benchmark& b, cons
     c.rec.workers = v->single_worker() ? 1 : w;
     prog.now(std::string(v->name), c.rec.workers, 0, opt.reps);
     try {
-      c.proc = std::make_unique<child_process>(child_args(opt, b.name, *v, c.rec.workers));
+      c.proc = std::make_unique<child_process>(child_args(opt, b.name, *v, c.rec.workers), split_env(v->child_env));
     } catch (const std::exception& e) {
       prog.note(std::string("slaw-bench: ") + e.what());
       return false;

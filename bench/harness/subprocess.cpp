@@ -82,7 +82,7 @@ std::string exit_status::describe() const {
          strsignal(signal) + ")";
 }
 
-child_process::child_process(const std::vector<std::string>& args) {
+child_process::child_process(const std::vector<std::string>& args, const std::vector<std::string>& env_defaults) {
   int cmd[2], reply[2];  // parent -> child, child -> parent
   if (::pipe2(cmd, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe2: ") + strerror(errno));
   if (::pipe2(reply, O_CLOEXEC) != 0) {
@@ -111,7 +111,14 @@ child_process::child_process(const std::vector<std::string>& args) {
   sigaddset(&def, SIGPIPE);
   posix_spawnattr_setsigdefault(&attr, &def);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-  int rc = posix_spawn(&pid_, "/proc/self/exe", nullptr, &attr, argv.data(), environ);
+  std::vector<std::string> extra;
+  for (const std::string& kv : env_defaults)
+    if (!std::getenv(kv.substr(0, kv.find('=')).c_str())) extra.push_back(kv);
+  std::vector<char*> envp;
+  for (char** e = environ; e && *e; ++e) envp.push_back(*e);
+  for (auto& kv : extra) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  int rc = posix_spawn(&pid_, "/proc/self/exe", nullptr, &attr, argv.data(), envp.data());
   posix_spawnattr_destroy(&attr);
   ::close(cmd[0]);
   ::close(reply[1]);

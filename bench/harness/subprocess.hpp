@@ -55,7 +55,9 @@ struct exit_status {
 // coming from the parent's link() and its replies going back to it.
 class child_process {
  public:
-  explicit child_process(const std::vector<std::string>& args);  // throws std::runtime_error
+  // `env_defaults` ("NAME=value"): set in the child's environment unless the parent's has NAME.
+  explicit child_process(const std::vector<std::string>& args,
+                         const std::vector<std::string>& env_defaults = {});  // throws std::runtime_error
   child_process(const child_process&) = delete;
   child_process& operator=(const child_process&) = delete;
   ~child_process();

@@ -1,5 +1,7 @@
 #include "harness/variants.hpp"
 
+#include <cstdlib>
+
 namespace slawbench {
 
 slaw::config variant::slaw_config(unsigned workers) const {
@@ -9,6 +11,10 @@ slaw::config variant::slaw_config(unsigned workers) const {
   slaw::config base;
   base.policy = policy;
   base.scheduler = scheduler;
+  if (!default_places.empty() && !std::getenv("SLAW_PLACES") && !std::getenv("SLAW_DEPLOYMENT")) {
+    base.places = default_places;
+    if (!std::getenv("SLAW_BIND")) base.bind = default_bind;
+  }
   slaw::config c = slaw::config::from_env(base);
   c.workers = workers;
   c.policy = policy;

@@ -25,6 +25,12 @@ struct variant {
   // slaw rows: the settings the row imposes over SLAW_* from the environment.
   slaw::policy::mode policy = slaw::policy::mode::dyn;
   slaw::scheduler_kind scheduler = slaw::scheduler_kind::ws;
+  // Runs the instance's locality version (instance::has_locality); kernels without one are skipped.
+  bool locality = false;
+  // Environment defaults of the row's child process ("A=x B=y"), each unless the environment sets it.
+  std::string_view child_env = {};
+  // slaw rows: places and binding when neither SLAW_PLACES nor SLAW_DEPLOYMENT is set.
+  std::string_view default_places = {}, default_bind = {};
 
   // The serial elision has no workers: it runs once, at 1 worker, whatever --workers says.
   bool single_worker() const { return kind == variant_kind::serial; }
@@ -63,6 +69,16 @@ inline constexpr variant variant_table[] = {
      .env = "SLAW_K SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES "
             "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX",
      .scheduler = slaw::scheduler_kind::dfdeques},
+    {.name = "slaw-places",
+     .kind = variant_kind::slaw,
+     .what = "slaw-dyn with places: the kernel's locality version (one task per place, slaw::at); "
+             "SLAW_PLACES=cores SLAW_BIND=close unless SLAW_PLACES or SLAW_DEPLOYMENT is set",
+     .env = "SLAW_S SLAW_F SLAW_INT SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT "
+            "SLAW_DISPLAY_PLACES SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX",
+     .policy = slaw::policy::mode::dyn,
+     .locality = true,
+     .default_places = "cores",
+     .default_bind = "close"},
     {.name = "tbb",
      .kind = variant_kind::tbb,
      .what = "oneTBB: tbb::task_group inside a task_arena of --workers threads"},
@@ -70,6 +86,18 @@ inline constexpr variant variant_table[] = {
      .kind = variant_kind::omp,
      .what = "OpenMP (libgomp): task/taskwait inside parallel + single, omp_set_num_threads(--workers)",
      .env = "OMP_STACKSIZE OMP_WAIT_POLICY GOMP_SPINCOUNT OMP_PROC_BIND OMP_PLACES"},
+    {.name = "tbb-places",
+     .kind = variant_kind::tbb,
+     .what = "oneTBB, the kernel's locality version: parallel_for over the same blocks every iteration with "
+             "one tbb::affinity_partitioner kept across iterations (oneTBB's cache-affinity mechanism)",
+     .locality = true},
+    {.name = "omp-places",
+     .kind = variant_kind::omp,
+     .what = "OpenMP, the kernel's locality version: parallel for schedule(static) (the same blocks to the "
+             "same thread every iteration), OMP_PLACES=cores OMP_PROC_BIND=close unless set",
+     .env = "OMP_STACKSIZE OMP_WAIT_POLICY GOMP_SPINCOUNT OMP_PROC_BIND OMP_PLACES",
+     .locality = true,
+     .child_env = "OMP_PLACES=cores OMP_PROC_BIND=close"},
 };
 
 // The variables --workers and the row override, whatever the environment says.

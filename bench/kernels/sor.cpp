@@ -15,6 +15,9 @@
 #include <vector>
 
 #include <omp.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
 #include <tbb/task_group.h>
 
 #include "harness/benchmark.hpp"
@@ -59,6 +62,24 @@ slaw::task<> sor_slaw(const grid* G, long iterations) {
     }
 }
 
+// Locality version (SLAW's Fig 6.3): per half-step one task per place, each spawning (no clause: they
+// inherit its place) the same contiguous share of the row blocks in every iteration.
+slaw::task<> sor_place_share(const grid* G, long b0, long b1, int parity) {
+  for (long b = b0; b < b1; ++b) co_await slaw::async(sweep_slaw, G, b, parity);
+}
+
+slaw::task<> sor_slaw_places(const grid* G, long iterations) {
+  const long P = static_cast<long>(slaw::num_places());
+  for (long it = 0; it < iterations; ++it)
+    for (int parity = 1; parity >= 0; --parity) {
+      auto f = co_await slaw::start_finish();
+      for (long p = 0; p < P; ++p)
+        co_await slaw::async(slaw::at(slaw::place(static_cast<std::size_t>(p))), sor_place_share, G,
+                             p * G->blocks / P, (p + 1) * G->blocks / P, parity);
+      co_await slaw::end_finish(f);
+    }
+}
+
 void sor_tbb(const grid& G, long iterations) {
   tbb::task_group g;
   for (long it = 0; it < iterations; ++it)
@@ -77,6 +98,18 @@ void sor_omp(const grid& G, long iterations) {
       }
 #pragma omp taskwait
     }
+}
+
+// oneTBB's locality mechanism: one affinity_partitioner replayed over the same range every half-step.
+void sor_tbb_affinity(const grid& G, long iterations, tbb::affinity_partitioner& ap) {
+  for (long it = 0; it < iterations; ++it)
+    for (int parity = 1; parity >= 0; --parity)
+      tbb::parallel_for(
+          tbb::blocked_range<long>(0, G.blocks, 1),
+          [&G, parity](const tbb::blocked_range<long>& r) {
+            for (long b = r.begin(); b < r.end(); ++b) G.sweep(b, parity);
+          },
+          ap);
 }
 
 class sor_instance : public slawbench::instance {
@@ -102,6 +135,18 @@ class sor_instance : public slawbench::instance {
 #pragma omp single
     sor_omp(G_, iterations_);
   }
+  bool has_locality() const override { return true; }
+  void run_slaw_locality(slaw::runtime& rt) override { rt.run(sor_slaw_places(&G_, iterations_)); }
+  void run_tbb_locality(unsigned) override { sor_tbb_affinity(G_, iterations_, affinity_); }
+  void run_omp_locality(unsigned) override {
+    // The static schedule gives each thread the same blocks in every half-step.
+#pragma omp parallel
+    for (long it = 0; it < iterations_; ++it)
+      for (int parity = 1; parity >= 0; --parity) {
+#pragma omp for schedule(static)
+        for (long b = 0; b < G_.blocks; ++b) G_.sweep(b, parity);
+      }
+  }
   slawbench::outcome check() override {
     double got = checksum();
     bool ok = std::fabs(got - want_) <= 1e-12 * std::fabs(want_);
@@ -121,6 +166,7 @@ class sor_instance : public slawbench::instance {
   std::vector<float> input_, cells_;
   grid G_;
   double want_ = 0;
+  tbb::affinity_partitioner affinity_;  // kept across repetitions, as an application keeps it across sweeps
 };
 
 SLAW_BENCHMARK(slawbench::benchmark{

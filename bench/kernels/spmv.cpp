@@ -26,6 +26,9 @@
 #include <vector>
 
 #include <omp.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
 #include <tbb/task_group.h>
 
 #include "harness/benchmark.hpp"
@@ -107,6 +110,21 @@ void rec_omp(const csr& A, const double* x, double* y, long lo, long hi) {
 #pragma omp taskwait
 }
 
+// Locality versions: the rows cut into `parts` equal contiguous parts, the same part to the same place
+// (slaw::at, then the usual recursion inside it), thread (static schedule) or cache (affinity_partitioner)
+// in every iteration.
+slaw::task<> spmv_slaw_places(const csr* A, double* x, double* y, long iters) {
+  const long P = static_cast<long>(slaw::num_places());
+  for (long it = 0; it < iters; ++it) {
+    auto f = co_await slaw::start_finish();
+    for (long p = 0; p < P; ++p)
+      co_await slaw::async(slaw::at(slaw::place(static_cast<std::size_t>(p))), rec_slaw, A, x, y, p * A->rows / P,
+                           (p + 1) * A->rows / P);
+    co_await slaw::end_finish(f);
+    std::swap(x, y);
+  }
+}
+
 class spmv_instance : public slawbench::instance {
  public:
   explicit spmv_instance(const slawbench::params& p)
@@ -179,6 +197,31 @@ class spmv_instance : public slawbench::instance {
       }
     }
   }
+  bool has_locality() const override { return true; }
+  void run_slaw_locality(slaw::runtime& rt) override { rt.run(spmv_slaw_places(&A_, v0_.data(), v1_.data(), iters_)); }
+  void run_tbb_locality(unsigned) override {
+    double *x = v0_.data(), *y = v1_.data();
+    const long leaves = (A_.rows + grain - 1) / grain;
+    for (long it = 0; it < iters_; ++it) {
+      tbb::parallel_for(
+          tbb::blocked_range<long>(0, leaves, 1),
+          [&, x, y](const tbb::blocked_range<long>& r) {
+            for (long l = r.begin(); l < r.end(); ++l) leaf_heap(A_, x, y, l * grain, std::min(A_.rows, (l + 1) * grain));
+          },
+          affinity_);
+      std::swap(x, y);
+    }
+  }
+  void run_omp_locality(unsigned) override {
+    const long leaves = (A_.rows + grain - 1) / grain;
+    double *x = v0_.data(), *y = v1_.data();
+#pragma omp parallel firstprivate(x, y)
+    for (long it = 0; it < iters_; ++it) {
+#pragma omp for schedule(static)
+      for (long l = 0; l < leaves; ++l) leaf_heap(A_, x, y, l * grain, std::min(A_.rows, (l + 1) * grain));
+      std::swap(x, y);
+    }
+  }
   slawbench::outcome check() override {
     const std::vector<double>& got = iters_ % 2 ? v1_ : v0_;
     double worst_rel = 0;
@@ -197,6 +240,7 @@ class spmv_instance : public slawbench::instance {
   }
 
  private:
+  tbb::affinity_partitioner affinity_;  // kept across repetitions, as an application keeps it across sweeps
   long iters_;
   csr A_;
   std::vector<double> x0_, v0_, v1_, ref_;
