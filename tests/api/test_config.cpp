@@ -6,13 +6,10 @@
 #include <string>
 
 #include "slaw/slaw.hpp"
+#include "../support/stress.hpp"
 
 namespace {
-struct env_guard {
-  const char* name;
-  explicit env_guard(const char* n, const char* v) : name(n) { setenv(n, v, 1); }
-  ~env_guard() { unsetenv(name); }
-};
+using slaw_test::env_guard;
 
 std::string error_for(const char* name, const char* value) {
   env_guard g(name, value);

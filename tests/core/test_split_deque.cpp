@@ -21,6 +21,8 @@
 // whole file takes about 2 s in a Release build on 2 cores, and about 35 s under ThreadSanitizer.
 #include "slaw/detail/split_deque.hpp"
 
+#include "../support/stress.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,21 +37,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#if defined(__SANITIZE_THREAD__)
-#define SLAW_TEST_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SLAW_TEST_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define SLAW_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SLAW_TEST_ASAN 1
-#endif
-#endif
 
 namespace {
 
@@ -68,41 +55,9 @@ constexpr entry enc(std::uint64_t id) { return static_cast<entry>((id << 3) | kT
 // 0 when `e` is not a well-formed value.
 constexpr std::uint64_t dec(entry e) { return (e & 7) == kTagBits ? static_cast<std::uint64_t>(e >> 3) : 0; }
 
-double test_scale() {
-  static const double s = [] {
-    if (const char* env = std::getenv("SLAW_TEST_SCALE")) {
-      double v = std::strtod(env, nullptr);
-      if (v > 0) return v;
-    }
-#if defined(SLAW_TEST_TSAN)
-    return 0.2;
-#elif defined(SLAW_TEST_ASAN)
-    return 0.25;
-#else
-    return 1.0;
-#endif
-  }();
-  return s;
-}
-std::uint64_t scaled(std::uint64_t base, std::uint64_t at_least) {
-  auto v = static_cast<std::uint64_t>(static_cast<double>(base) * test_scale());
-  return std::max(v, at_least);
-}
-
-struct xorshift {
-  std::uint64_t s;
-  explicit xorshift(std::uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 0x1234567ull) {
-    if (s == 0) s = 1;
-  }
-  std::uint64_t next() {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-  }
-  std::uint64_t below(std::uint64_t n) { return next() % n; }
-  bool chance(unsigned percent) { return below(100) < percent; }
-};
+using slaw_test::scaled;
+using slaw_test::test_scale;
+using slaw_test::xorshift;
 
 // Exposes the whole private region (each expose() publishes about half of it).
 void expose_all(split_deque& d) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "slaw/slaw.hpp"
+#include "../support/stress.hpp"
 
 namespace {
 
@@ -202,11 +203,7 @@ TEST(RuntimePlaces, FlatDeploymentHasOnePlaceAndIgnoresClauses) {
 }
 
 namespace {
-struct env_guard {
-  const char* name;
-  explicit env_guard(const char* n, const char* v) : name(n) { setenv(n, v, 1); }
-  ~env_guard() { unsetenv(name); }
-};
+using slaw_test::env_guard;
 std::string config_error_for(const char* name, const char* value) {
   env_guard g(name, value);
   try {

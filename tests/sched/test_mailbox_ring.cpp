@@ -25,6 +25,7 @@
 // ThreadSanitizer builds default to 0.2, AddressSanitizer builds to 0.25), as in test_split_deque.
 // (The header is internal, under src/; slaw_test targets see only include/, hence the relative path.)
 #include "../../src/sched/places/mailbox_ring.hpp"
+#include "../support/stress.hpp"
 
 #include <gtest/gtest.h>
 
@@ -43,59 +44,13 @@
 #include <thread>
 #include <vector>
 
-#if defined(__SANITIZE_THREAD__)
-#define SLAW_TEST_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SLAW_TEST_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define SLAW_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SLAW_TEST_ASAN 1
-#endif
-#endif
-
 namespace {
 
 using slaw::detail::mailbox_ring;
 
-double test_scale() {
-  static const double s = [] {
-    if (const char* env = std::getenv("SLAW_TEST_SCALE")) {
-      double v = std::strtod(env, nullptr);
-      if (v > 0) return v;
-    }
-#if defined(SLAW_TEST_TSAN)
-    return 0.2;
-#elif defined(SLAW_TEST_ASAN)
-    return 0.25;
-#else
-    return 1.0;
-#endif
-  }();
-  return s;
-}
-std::uint64_t scaled(std::uint64_t base, std::uint64_t at_least) {
-  auto v = static_cast<std::uint64_t>(static_cast<double>(base) * test_scale());
-  return std::max(v, at_least);
-}
-
-struct xorshift {
-  std::uint64_t s;
-  explicit xorshift(std::uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 0x1234567ull) {
-    if (s == 0) s = 1;
-  }
-  std::uint64_t next() {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-  }
-  std::uint64_t below(std::uint64_t n) { return next() % n; }
-};
+using slaw_test::scaled;
+using slaw_test::test_scale;
+using slaw_test::xorshift;
 
 // A broken ring tends to hang (a consumer waiting for a value that was lost, a producer for room that
 // never comes): abort with a message instead of waiting for the ctest timeout.

@@ -1,0 +1,76 @@
+// What the stress tests share: the sanitizer a build runs under, the SLAW_TEST_SCALE iteration factor,
+// a small seeded PRNG, and a scoped environment variable.
+//
+// SLAW_TEST_SCALE is a positive number (default 1; ThreadSanitizer builds default to 0.2,
+// AddressSanitizer builds to 0.25); CI raises it (.ci/run).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+
+#if defined(__SANITIZE_THREAD__)
+#define SLAW_TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SLAW_TEST_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SLAW_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLAW_TEST_ASAN 1
+#endif
+#endif
+
+namespace slaw_test {
+
+inline double test_scale() {
+  static const double s = [] {
+    if (const char* env = std::getenv("SLAW_TEST_SCALE")) {
+      double v = std::strtod(env, nullptr);
+      if (v > 0) return v;
+    }
+#if defined(SLAW_TEST_TSAN)
+    return 0.2;
+#elif defined(SLAW_TEST_ASAN)
+    return 0.25;
+#else
+    return 1.0;
+#endif
+  }();
+  return s;
+}
+
+// `base` iterations scaled, at least `at_least`.
+inline std::uint64_t scaled(std::uint64_t base, std::uint64_t at_least) {
+  auto v = static_cast<std::uint64_t>(static_cast<double>(base) * test_scale());
+  return std::max(v, at_least);
+}
+
+struct xorshift {
+  std::uint64_t s;
+  explicit xorshift(std::uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 0x1234567ull) {
+    if (s == 0) s = 1;
+  }
+  std::uint64_t next() {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  }
+  std::uint64_t below(std::uint64_t n) { return next() % n; }
+  bool chance(unsigned percent) { return below(100) < percent; }
+};
+
+// Sets an environment variable for a scope (tests of config::from_env).
+struct env_guard {
+  const char* name;
+  env_guard(const char* n, const char* v) : name(n) { setenv(n, v, 1); }
+  ~env_guard() { unsetenv(name); }
+  env_guard(const env_guard&) = delete;
+  env_guard& operator=(const env_guard&) = delete;
+};
+
+}  // namespace slaw_test
