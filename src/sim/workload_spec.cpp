@@ -45,6 +45,13 @@ const std::vector<workload_info>& workloads() {
       {"dc", "dc:DEPTH[,work=NS,wratio=R,mem=B,mratio=R,jitter=F,seed=S,frame=B]",
        "DFDeques' synthetic divide-and-conquer: binary, work and memory decreasing geometrically per level",
        make_dc},
+      {"spawncost", "spawncost:N[,reps=R,task=NS,frame=B]",
+       "SLAW's spawn-cost loop: finish { for 1 <= i < N: async task; task } per repetition", make_spawncost},
+      {"matmul", "matmul:N[,leaf=NS,frame=B]",
+       "recursive matrix multiply, 64 x 64 leaves: per node two phases of finish { async x 3; call }", make_matmul},
+      {"integrate", "integrate:EPS[,node=NS,frame=B]",
+       "adaptive trapezoid quadrature of x^3 + x on [0, 10^4], the kernel's real splits, a finish per node",
+       make_integrate},
   };
   return w;
 }

@@ -56,6 +56,9 @@ std::unique_ptr<dag_source> make_uts(spec_args&);
 std::unique_ptr<dag_source> make_sor(spec_args&);
 std::unique_ptr<dag_source> make_nqueens(spec_args&);
 std::unique_ptr<dag_source> make_dc(spec_args&);
+std::unique_ptr<dag_source> make_spawncost(spec_args&);
+std::unique_ptr<dag_source> make_matmul(spec_args&);
+std::unique_ptr<dag_source> make_integrate(spec_args&);
 
 // Splittable, deterministic hashing shared by the randomised workloads (uts, dc): SplitMix64's
 // finaliser (Steele, Lea, Flood, OOPSLA 2014).

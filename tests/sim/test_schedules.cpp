@@ -12,7 +12,8 @@ using slaw::policy::mode;
 namespace {
 
 const char* const shapes[] = {"fib:14",  "fj:300,reps=3",           "fj-rec:256,reps=2", "skynet:1000",
-                              "pdfs:40", "sor:60,iterations=2,blocks=16", "nqueens:7,cutoff=2",   "dc:7"};
+                              "pdfs:40", "sor:60,iterations=2,blocks=16", "nqueens:7,cutoff=2",   "dc:7",
+                              "spawncost:200,reps=3", "matmul:256", "integrate:1e6"};
 
 }  // namespace
 
@@ -32,6 +33,8 @@ TEST(SimSchedules, TaskCountsMatchTheRecursions) {
   EXPECT_EQ(sim("fj-rec:1024,reps=2", ws(8, mode::wf)).tasks, 1u + 2 * 2047);
   EXPECT_EQ(sim("skynet:10000", ws(8, mode::dyn)).tasks, 11111u);
   EXPECT_EQ(sim("pdfs:50", ws(8, mode::dyn)).tasks, 2501u);  // each vertex visited once, plus the root
+  EXPECT_EQ(sim("spawncost:1000,reps=4", ws(8, mode::hf)).tasks, 1u + 4 * 999);  // the parent runs task 0
+  EXPECT_EQ(sim("matmul:512", ws(8, mode::dyn)).tasks, 1u + 8 + 64 + 512);       // 8 children per inner node
 }
 
 TEST(SimSchedules, MoreWorkersStealAndFinishSooner) {

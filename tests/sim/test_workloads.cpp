@@ -2,6 +2,7 @@
 // counts, N-queens' search against the known solution counts' work, determinism of the randomised ones.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "sim/sha1.hpp"
@@ -69,4 +70,41 @@ TEST(SimWorkloads, PdfsVisitsEveryVertexOnceWhateverTheSchedule) {
       EXPECT_EQ(r.tasks, 37u * 37 + 1);
       EXPECT_TRUE(r.violations.empty()) << violations(r);
     }
+}
+
+namespace {
+
+// bench/kernels/integrate.cpp's recursion, counting its nodes.
+double fx(double x) { return (x * x + 1.0) * x; }
+std::uint64_t integrate_nodes(double x1, double x2, double area, double eps) {
+  const double y1 = fx(x1), y2 = fx(x2), half = (x2 - x1) / 2, x0 = x1 + half, y0 = fx(x0);
+  const double a1 = (y1 + y0) / 2 * half, a2 = (y0 + y2) / 2 * half;
+  if (std::fabs(a1 + a2 - area) < eps) return 1;
+  return 1 + integrate_nodes(x1, x0, a1, eps) + integrate_nodes(x0, x2, a2, eps);
+}
+
+}  // namespace
+
+// integrate runs the kernel's own floating-point splits: its tree is the kernel's recursion's, whatever
+// the schedule (eps 1e-2 also at bench/kernels/integrate.cpp's test size, 1.7 M nodes).
+TEST(SimWorkloads, IntegrateIsTheKernelsRecursion) {
+  const double whole = (fx(0.0) + fx(10000.0)) / 2 * 10000.0;
+  for (double eps : {1e6, 1e2}) {
+    const std::uint64_t want = integrate_nodes(0.0, 10000.0, whole, eps);
+    for (mode m : {mode::wf, mode::hf, mode::dyn}) {
+      run_result r = sim("integrate:" + std::to_string(eps), ws(3, m));
+      EXPECT_EQ(r.tasks, want) << eps;
+      EXPECT_TRUE(r.violations.empty()) << violations(r);
+    }
+  }
+  EXPECT_EQ(sim("integrate:1e-2", ws(2, mode::dyn, false)).tasks, integrate_nodes(0.0, 10000.0, whole, 1e-2));
+}
+
+// matmul's leaves carry all of its work: the one-worker work is the leaves' cost plus the calls,
+// spawns and finishes of its 1 + 8 + 64 inner nodes' recursion.
+TEST(SimWorkloads, MatmulWorkIsItsLeaves) {
+  costs c;
+  c.call = c.spawn_wf = c.finish = 0;
+  EXPECT_EQ(sim("matmul:512,leaf=1000", ws(1, mode::wf), c).dag.work, 512 * from_ns(1000));
+  EXPECT_EQ(sim("matmul:512,leaf=1000", ws(4, mode::dyn), c).dag.work, 512 * from_ns(1000));
 }
