@@ -6,7 +6,8 @@
 // Variants (harness/variants.hpp): the serial elision (same algorithm, no runtime), slaw (the driver
 // passes a runtime configured by the variant's row: policy wf, hf or dyn, scheduler), oneTBB
 // (`task_group`, run inside a task_arena of the requested size) and OpenMP (`task`/`taskwait` inside
-// `parallel` + `single`, with omp_set_num_threads already called).
+// `parallel` + `single`, with omp_set_num_threads already called); the locality rows (slaw-places,
+// tbb-places, omp-places) run the run_*_locality versions of the kernels that have them.
 // All variants use the same algorithm and the same cut-offs.
 #pragma once
 

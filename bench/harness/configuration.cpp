@@ -105,7 +105,13 @@ int run_configuration(const options& o) {
         std::fprintf(stderr, "slaw-bench: %s\n", e.what());
         return 2;
       }
-      rt = std::make_unique<slaw::runtime>(c);
+      try {
+        rt = std::make_unique<slaw::runtime>(c);
+      } catch (const std::exception& e) {  // a deployment this machine cannot give (SLAW_BIND's CPUs)
+        // The driver reports it with the configuration; said here only if the driver cannot hear it.
+        if (!link.send(std::string("error ") + e.what())) std::fprintf(stderr, "slaw-bench: %s\n", e.what());
+        return 3;
+      }
       break;
     }
     case variant_kind::tbb:

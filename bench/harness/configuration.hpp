@@ -6,7 +6,9 @@
 //   variant, e.g. pdfs without OpenMP at a size whose stacks it would overflow).
 // Then for each "run" from the parent it runs one repetition (reset, timed run, oracle) and replies with
 // a rep_result; at end of file it exits with status 0. A bad benchmark parameter makes it print the
-// error and exit with status 2 before "ready".
+// error and exit with status 2 before "ready". A runtime that cannot be built from valid settings (a
+// deployment this machine cannot give: more bound workers than CPUs) makes it say "error MESSAGE" and
+// exit with status 3: that configuration fails, the others go on.
 #pragma once
 
 #include <optional>

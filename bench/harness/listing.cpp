@@ -102,11 +102,11 @@ std::string list_text() {
   }
   o << "\nVariants (--variant NAME[,NAME...]; default: all, run in this order):\n";
   for (const auto& v : variant_table) {
-    o << "  " << padded(std::string(v.name), 10) << wrapped(std::string(v.what), 12, width) << "\n";
+    o << "  " << padded(std::string(v.name), 12) << wrapped(std::string(v.what), 14, width) << "\n";
     const auto env = env_of(v);
     std::string e;
     for (const auto& n : env) e += (e.empty() ? "" : ", ") + n;
-    o << std::string(12, ' ') << wrapped("reads: " + (e.empty() ? std::string("no environment variable") : e), 12, width)
+    o << std::string(14, ' ') << wrapped("reads: " + (e.empty() ? std::string("no environment variable") : e), 14, width)
       << "\n";
   }
   std::string set;
@@ -160,6 +160,10 @@ std::string list_json() {
       << ",\"kind\":\"" << kind_name(v.kind) << "\",\"what\":" << quoted(std::string(v.what)) << ",\"env\":[";
     bool first_env = true;
     for (const auto& n : env_of(v)) o << (std::exchange(first_env, false) ? "" : ",") << quoted(n);
+    o << "],\"locality\":" << (v.locality ? "true" : "false") << ",\"child_env\":[";
+    std::istringstream defaults{std::string(v.child_env)};
+    bool first_default = true;
+    for (std::string kv; defaults >> kv;) o << (std::exchange(first_default, false) ? "" : ",") << quoted(kv);
     o << "]}";
   }
   o << "],\n\"set_by_slaw_bench\":[";

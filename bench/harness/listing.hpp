@@ -5,7 +5,9 @@
 //   {"options": [{"name": "--bench", "alias": "", "value": "NAME[,NAME...]"}, ...],  (value "": a flag)
 //    "sizes": [{"name", "what"}],
 //    "benchmarks": [{"name", "what", "params": [{"key", "what", "values": {"test": V, "default": V, ...}}]}],
-//    "variants": [{"name", "kind", "what", "env": ["SLAW_S", ...]}],
+//    "variants": [{"name", "kind", "what", "env": ["SLAW_S", ...], "locality": false,
+//                  "child_env": ["OMP_PLACES=cores", ...]}],   (locality: runs the kernels' locality versions;
+//                  child_env: the defaults its child process gets where the environment lacks them)
 //    "set_by_slaw_bench": ["SLAW_WORKERS", ...],
 //    "environment": [{"name", "what"}]}
 // (a parameter missing from a size has the value null, one without a description the "what" "").

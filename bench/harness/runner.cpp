@@ -124,7 +124,9 @@ bool start_children(const options& opt, progress& prog, const benchmark& b, cons
       c.rec.build_seconds = std::atof(hello->c_str() + 6);
       c.running = true;
     } else {
-      if (!end_child(c, prog, "while building the instance", false)) {
+      std::string when = "while building the instance";
+      if (hello && hello->rfind("error ", 0) == 0) when += ": " + hello->substr(6);  // its runtime's error
+      if (!end_child(c, prog, when, false)) {
         for (auto& other : cs) other.proc->finish();
         return false;  // a bad benchmark argument: the child said which
       }

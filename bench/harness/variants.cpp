@@ -1,8 +1,23 @@
 #include "harness/variants.hpp"
 
+#include <sched.h>
+
 #include <cstdlib>
 
 namespace slawbench {
+
+namespace {
+
+// The CPUs this process may run on (its affinity mask), at least 1.
+unsigned usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  const int n = CPU_COUNT(&set);
+  return n > 0 ? static_cast<unsigned>(n) : 1;
+}
+
+}  // namespace
 
 slaw::config variant::slaw_config(unsigned workers) const {
   // The row's settings are the base, so that from_env's warnings about settings the scheduler does not
@@ -11,9 +26,13 @@ slaw::config variant::slaw_config(unsigned workers) const {
   slaw::config base;
   base.policy = policy;
   base.scheduler = scheduler;
+  // The row's default deployment, only where the environment names none. The binding default is left
+  // out where it cannot hold: a synthetic machine (SLAW_TOPOLOGY) is never bound, and bound workers need
+  // a CPU each, so more workers than usable CPUs run unbound on the same places.
   if (!default_places.empty() && !std::getenv("SLAW_PLACES") && !std::getenv("SLAW_DEPLOYMENT")) {
     base.places = default_places;
-    if (!std::getenv("SLAW_BIND")) base.bind = default_bind;
+    if (!std::getenv("SLAW_BIND") && !std::getenv("SLAW_TOPOLOGY") && workers <= usable_cpus())
+      base.bind = default_bind;
   }
   slaw::config c = slaw::config::from_env(base);
   c.workers = workers;

@@ -29,7 +29,8 @@ struct variant {
   bool locality = false;
   // Environment defaults of the row's child process ("A=x B=y"), each unless the environment sets it.
   std::string_view child_env = {};
-  // slaw rows: places and binding when neither SLAW_PLACES nor SLAW_DEPLOYMENT is set.
+  // slaw rows: places and binding when neither SLAW_PLACES nor SLAW_DEPLOYMENT is set (the binding also
+  // needs SLAW_BIND and SLAW_TOPOLOGY unset and no more workers than usable CPUs; slaw_config).
   std::string_view default_places = {}, default_bind = {};
 
   // The serial elision has no workers: it runs once, at 1 worker, whatever --workers says.
@@ -71,8 +72,10 @@ inline constexpr variant variant_table[] = {
      .scheduler = slaw::scheduler_kind::dfdeques},
     {.name = "slaw-places",
      .kind = variant_kind::slaw,
-     .what = "slaw-dyn with places: the kernel's locality version (one task per place, slaw::at); "
-             "SLAW_PLACES=cores SLAW_BIND=close unless SLAW_PLACES or SLAW_DEPLOYMENT is set",
+     .what = "slaw-dyn with places: the kernel's locality version (one task per place with slaw::at, its share "
+             "of the blocks spawned inside it, the same share every iteration); only kernels that have one. "
+             "Places: SLAW_PLACES=cores SLAW_BIND=close unless SLAW_PLACES or SLAW_DEPLOYMENT is set (unbound "
+             "when SLAW_TOPOLOGY is set or --workers exceeds the usable CPUs; SLAW_BIND wins)",
      .env = "SLAW_S SLAW_F SLAW_INT SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT "
             "SLAW_DISPLAY_PLACES SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX",
      .policy = slaw::policy::mode::dyn,
@@ -89,12 +92,15 @@ inline constexpr variant variant_table[] = {
     {.name = "tbb-places",
      .kind = variant_kind::tbb,
      .what = "oneTBB, the kernel's locality version: parallel_for over the same blocks every iteration with "
-             "one tbb::affinity_partitioner kept across iterations (oneTBB's cache-affinity mechanism)",
+             "one tbb::affinity_partitioner kept across iterations (oneTBB's documented cache-affinity "
+             "mechanism: a chunk replays on the thread that ran it before), in the task_arena of --workers "
+             "threads; no arena per place (one NUMA node here), threads unpinned; only kernels that have one",
      .locality = true},
     {.name = "omp-places",
      .kind = variant_kind::omp,
      .what = "OpenMP, the kernel's locality version: parallel for schedule(static) (the same blocks to the "
-             "same thread every iteration), OMP_PLACES=cores OMP_PROC_BIND=close unless set",
+             "same thread every iteration); its child process gets OMP_PLACES=cores OMP_PROC_BIND=close "
+             "unless the environment sets them; only kernels that have one",
      .env = "OMP_STACKSIZE OMP_WAIT_POLICY GOMP_SPINCOUNT OMP_PROC_BIND OMP_PLACES",
      .locality = true,
      .child_env = "OMP_PLACES=cores OMP_PROC_BIND=close"},

@@ -5,7 +5,11 @@
 //   G[i][j] = omega/4 (G[i-1][j] + G[i+1][j] + G[i][j-1] + G[i][j+1]) + (1 - omega) G[i][j].
 // Rows of one parity read only rows of the other, so within a half-step the `blocks` contiguous row
 // blocks (one task each, in one flat finish) are independent and every variant computes bit-for-bit
-// the serial result. Input: cells in [0, 1) from std::mt19937 with a fixed seed; reset() restores them.
+// the serial result. Locality version (the *-places rows; SLAW's SOR-with-places experiment): the blocks
+// cut into one contiguous share per place (blocks [p*blocks/P, (p+1)*blocks/P)), the same share to the
+// same place every half-step: slaw spawns one task per place (slaw::at) that spawns its share's blocks
+// (no clause: they inherit the place); OpenMP uses schedule(static), oneTBB one affinity_partitioner.
+// Input: cells in [0, 1) from std::mt19937 with a fixed seed; reset() restores them.
 // Oracle: the sum of all cells equals the serial run's sum (computed at set-up) to a relative 1e-12.
 #include <cmath>
 #include <cstdio>

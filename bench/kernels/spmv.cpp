@@ -7,7 +7,10 @@
 // one double per row, computes its rows' dot products into it (each row summed left to right over its
 // sorted columns, the same non-inlined loop in every variant), copies it into y and frees it. The slaw
 // variant allocates the scratch with `co_await slaw::make_buffer<double>(rows)` (a DFDeques scheduling
-// point), the others with plain new[]. x and y swap between iterations.
+// point), the others with plain new[]. x and y swap between iterations. Locality version (the *-places
+// rows): the same rows to the same place or thread every iteration: slaw sends rows [p*rows/P,
+// (p+1)*rows/P) to place p (slaw::at) and recurses inside it as above; OpenMP (schedule(static)) and
+// oneTBB (one affinity_partitioner) loop over the 256-row leaves.
 // Input: a random graph from std::mt19937_64 with a fixed seed: row i holds the diagonal plus 0..8
 // (uniform) columns drawn uniformly, sorted, duplicates merged (about 5 nonzeros a row); the weights are
 // uniform in [0.5, 1) and each row is scaled to sum to 1 (a random walk's transition matrix), so the

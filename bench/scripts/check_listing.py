@@ -16,6 +16,11 @@ usage: bench/scripts/check_listing.py --list              the case names (one ct
             exactly those the runtime reads (from its warning about an unknown SLAW_ variable), and each
             variant reads its own: set one of them, the runtime warns "is ignored" under exactly the
             variants that do not list it
+  locality  the locality rows (--list --json's "locality": slaw-places, tbb-places, omp-places) run the same
+            non-empty set of benchmarks (those with a locality version; the others are skipped), every
+            oracle passing; slaw-places deploys SLAW_PLACES=cores (bound close when it has a CPU per worker)
+            unless SLAW_PLACES is set; a row's child_env reaches its child process unless the environment
+            sets the variable (libgomp's OMP_DISPLAY_ENV shows what each child got)
 """
 import atexit
 import json
@@ -59,8 +64,8 @@ SAMPLE_SETTINGS = {
 from check_cases import expect, run_cases  # noqa: E402  (the shared case frame, same directory)
 
 
-def run(binary, args, env=None):
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("SLAW_")}
+def run(binary, args, env=None, unset=()):
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("SLAW_") and k not in unset}
     full_env.update(env or {})
     return subprocess.run([binary] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300,
                           env=full_env)
@@ -182,7 +187,64 @@ def case_list_env(binary, tmp):
             print(f"{var} under {row}: {'ignored' if ignored else 'read'}, as --list says")
 
 
-CASES = {"help": case_help, "list": case_list, "list_env": case_list_env}
+def case_locality(binary, tmp):
+    _, data = listing(binary, tmp)
+    rows = {v["name"]: v for v in data["variants"] if v.get("locality")}
+    expect({"slaw-places", "tbb-places", "omp-places"} <= set(rows), f"locality rows: {sorted(rows)}")
+    expect(not any(v.get("locality") for v in data["variants"] if v["name"] in ("slaw-dyn", "tbb", "omp")),
+           "a plain row is marked locality")
+    path = os.path.join(tmp, "locality.json")
+    p = run(binary, ["--size", "test", "--variant", ",".join(rows), "--workers", "1,2", "--reps", "1", "--quiet",
+                     "--json", path])
+    expect(p.returncode == 0, f"the locality rows at --size test: exit status {p.returncode}: {p.stderr}")
+    with open(path) as f:
+        runs = json.load(f)["runs"]
+    ran = {}
+    for r in runs:
+        expect(r["oracle_ok"], f'{r["bench"]} {r["variant"]} w={r["workers"]}: {r["oracle"]}')
+        ran.setdefault(r["variant"], set()).add((r["bench"], r["workers"]))
+    all_benches = {b["name"] for b in data["benchmarks"]}
+    sets = {row: ran.get(row, set()) for row in rows}
+    first = next(iter(sets.values()))
+    expect(first and all(x == first for x in sets.values()), f"the locality rows ran different benchmarks: {sets}")
+    benches = {b for b, _ in first}
+    expect(benches < all_benches and first == {(b, w) for b in benches for w in (1, 2)},
+           f"locality rows ran {sorted(first)}; expected a proper subset of the benchmarks at 1 and 2 workers")
+    print(f"locality rows ran {sorted(benches)} (skipped {sorted(all_benches - benches)})")
+    # slaw-places's default deployment, read back from the counters' "places", and SLAW_PLACES winning.
+    bench = sorted(benches)[0]
+    cpus = len(os.sched_getaffinity(0))
+    for env, source, binding in (({}, "SLAW_PLACES=cores", "close" if cpus >= 2 else "none"),
+                                 ({"SLAW_PLACES": "flat"}, "SLAW_PLACES=flat", "none")):
+        path = os.path.join(tmp, "slaw_places.json")
+        p = run(binary, ["--bench", bench, "--size", "test", "--variant", "slaw-places", "--workers", "2", "--reps", "1",
+                         "--quiet", "--json", path], env)
+        expect(p.returncode == 0, f"slaw-places with {env}: exit status {p.returncode}: {p.stderr}")
+        with open(path) as f:
+            places = (json.load(f)["runs"][0].get("counters") or {}).get("places") or {}
+        got = (places.get("source"), places.get("binding"))
+        expect(got == (source, binding), f"slaw-places with {env or 'no SLAW_PLACES'}: deployed {got}, expected "
+               f"{(source, binding)}")
+        print(f"slaw-places with {env or 'no SLAW_PLACES'}: {source}, binding {binding}")
+    # child_env: each default reaches the row's child unless the environment sets it.
+    for name, row in rows.items():
+        defaults = dict(kv.split("=", 1) for kv in row.get("child_env", []))
+        omp = {k: v for k, v in defaults.items() if k in ("OMP_PLACES", "OMP_PROC_BIND")}
+        if not omp:
+            continue
+        for env in ({}, {k: "threads" if k == "OMP_PLACES" else "spread" for k in omp}):
+            p = run(binary, ["--bench", bench, "--size", "test", "--variant", name, "--workers", "1", "--reps", "1",
+                             "--quiet"], dict(env, OMP_DISPLAY_ENV="true"), unset=tuple(omp))
+            expect(p.returncode == 0, f"{name} with {env}: exit status {p.returncode}: {p.stderr}")
+            for k, v in omp.items():
+                want = env.get(k, v)
+                shown = re.findall(r"\b" + k + r"='([^']*)'", p.stderr)
+                expect(shown and all(x.lower() == want for x in shown),
+                       f"{name} with {env or 'no ' + k}: its child's libgomp shows {k}={shown}, expected {want}")
+            print(f"{name} with {env or 'nothing set'}: the child got {({k: env.get(k, v) for k, v in omp.items()})}")
+
+
+CASES = {"help": case_help, "list": case_list, "list_env": case_list_env, "locality": case_locality}
 
 
 def main():

@@ -8,7 +8,10 @@ Per benchmark: Ts (serial median), then for each variant T1/Ts (work overhead on
 as best_peer_time / slaw_dyn_time at 1 and 2 workers (> 1 means slaw-dyn is faster). A second table
 gives memory at 2 workers: slaw's process-wide peak of frames + user memory for the slaw variants, and
 the peak RSS of every variant. A third, the space comparison, gives the peak RSS of uts and pdfs per
-variant at 1 and 2 workers next to the serial elision's.
+variant at 1 and 2 workers next to the serial elision's. A fourth, when the file has locality rows
+(slaw-places, tbb-places, omp-places: the kernels' locality versions, the same rows on the same place or
+thread every iteration), gives per benchmark and worker count each of them next to its plain row
+(slaw-dyn, tbb, omp) and the ratio plain / locality (> 1: the locality version is faster).
 
 A run stopped by Ctrl-C (the JSON's "interrupted") is reported as such above the tables, which then
 hold the configurations it completed.
@@ -23,6 +26,8 @@ import os
 import sys
 
 VARIANTS = ["slaw-wf", "slaw-hf", "slaw-dyn", "slaw-dfd", "tbb", "omp"]
+# The locality rows and the plain row each is compared with.
+LOCALITY = [("slaw-places", "slaw-dyn"), ("tbb-places", "tbb"), ("omp-places", "omp")]
 
 
 def load(path):
@@ -134,6 +139,30 @@ def space_markdown(memory, benches=("pdfs", "uts"), workers=(1, 2)):
     return "\n".join(lines)
 
 
+def locality_markdown(table):
+    """The locality rows next to their plain rows: medians in seconds and plain / locality."""
+    benches = [b for b in sorted(table) if any(v == loc for loc, _ in LOCALITY for v, _ in table[b])]
+    if not benches:
+        return ""
+    cols = ["bench", "workers", "Ts"]
+    for loc, plain in LOCALITY:
+        cols += [plain, loc, f"{plain} / {loc}"]
+    lines = ["Locality rows: medians in seconds; plain / locality > 1 means the locality version is faster", "",
+             "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for bench in benches:
+        t = table[bench]
+        ts = t.get(("serial", 1))
+        for w in sorted({w for (_, w) in t if w}):
+            if not any((loc, w) in t for loc, _ in LOCALITY):
+                continue
+            cells = [bench, str(w), fmt(ts, 4)]
+            for loc, plain in LOCALITY:
+                a, b = t.get((plain, w)), t.get((loc, w))
+                cells += [fmt(a, 4), fmt(b, 4), fmt(a / b if a and b else None)]
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def plots(rs, outdir):
     try:
         import matplotlib
@@ -178,6 +207,9 @@ def main():
     space = space_markdown(memory)
     if space:
         md += "\n\n" + space
+    locality = locality_markdown(table)
+    if locality:
+        md += "\n\n" + locality
     stopped = interruption(data)
     if stopped:
         print(stopped + "\n")
