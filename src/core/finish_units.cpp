@@ -73,6 +73,18 @@ std::coroutine_handle<> worker::next_own_strand() noexcept {
   return q->self;
 }
 
+// With places, a waiting thread may be the only one of its place: its older continuations, which it
+// may not resume on top of the wait, go to their places' mailboxes, where another worker of the place,
+// or this one after the wait, resumes them, as a thief would. Left in the deque they could bury, under
+// an entry this thread may not run, one it must run for the wait to end (docs/finish.md).
+void worker::hand_off_preempted() noexcept {
+  for (split_deque::entry e = pre_.pop(); e != split_deque::none; e = pre_.pop()) {
+    promise_base* cont = detach_entry(e);  // its child is on this thread's stack: counted before it ends
+    sched_->post(*this, cont, true);
+  }
+  pre_.wait_for_thieves();  // a thief that emptied the deque may still be counting
+}
+
 void worker::detach_bottom() noexcept {
   pre_.wait_for_thieves();  // see complete_spawned_slow: in-flight thief increments come first
   split_deque::entry e = split_deque::none;
@@ -108,6 +120,7 @@ std::coroutine_handle<> worker::suspend_at_end(finish_node* f, promise_base* wai
 // queue; the space-efficient variant: left in its ordered list). No injected roots.
 void worker::wait_in_place(finish_node* f) noexcept {
   detach_bottom();  // our chain stops here for a while: no untagged entry of it may stay behind (W1)
+  if (wait_runs_unstarted_) hand_off_preempted();
   const char* waiting_task = tl_ ? trace_wait_begins() : nullptr;
   void* anchor = sched_->begin_wait(*this, f);
   const finish_node* outer = std::exchange(waiting_for_, f);  // strands started here take only tasks inside f

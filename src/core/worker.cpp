@@ -107,12 +107,14 @@ promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
   if (exposed) on_exposed();
   split_deque::entry p = pre_.pop();
   split_deque::entry f = fresh_.pop();
-  if (waiting_for) {  // popped entries are ours: their frames can be read
+  // With places, everything in this worker's deques while it waits in place was made on top of the
+  // wait (its older entries were handed off when the wait began), and may run here (docs/finish.md).
+  if (waiting_for && !wait_runs_unstarted_) {  // popped entries are ours: their frames can be read
     if (p != split_deque::none && !as_promise(p)->cur->is_inside(waiting_for)) {
       pre_.push(p);
       p = split_deque::none;
     }
-    if (f != split_deque::none && !wait_runs_unstarted_ && !as_promise(f)->cur->is_inside(waiting_for)) {
+    if (f != split_deque::none && !as_promise(f)->cur->is_inside(waiting_for)) {
       fresh_.push(f);
       f = split_deque::none;
     }

@@ -199,6 +199,9 @@ class SLAW_EXPORT worker {
   // The last unit of a finish ended on this worker: the handle that resumes its waiting frame, or
   // noop if the frame's place does not contain this worker (it is posted to that place's mailbox).
   std::coroutine_handle<> resume_waiter(promise_base* waiter) noexcept {
+    // Waiting in place, this thread may resume only frames inside the waited-for finish (docs/finish.md):
+    // with places it also runs unstarted tasks outside it, whose end may complete an older frame's finish.
+    if (waiting_for_ && !waiter->cur->is_inside(waiting_for_)) [[unlikely]] return post_waiter(waiter);
     const std::uint16_t p = waiter->place;
     if (p != current_place()) [[unlikely]] {
       if (!may_run(p)) return post_waiter(waiter);
@@ -314,6 +317,7 @@ class SLAW_EXPORT worker {
     return h->block_size;
   }
   void publish_tasks() noexcept;
+  void hand_off_preempted() noexcept;
   std::coroutine_handle<> post_waiter(promise_base* waiter) noexcept;
   void decision_changed(policy::decision d, std::int32_t depth) noexcept;
   std::coroutine_handle<> give_up(split_deque::entry below, split_deque::entry top) noexcept;
