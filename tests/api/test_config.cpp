@@ -12,13 +12,7 @@ namespace {
 using slaw_test::env_guard;
 
 std::string error_for(const char* name, const char* value) {
-  env_guard g(name, value);
-  try {
-    (void)slaw::config::from_env();
-  } catch (const slaw::config_error& e) {
-    return e.what();
-  }
-  return "";
+  return slaw_test::from_env_error<slaw::config, slaw::config_error>(name, value);
 }
 }  // namespace
 

@@ -834,33 +834,10 @@ struct round_result {
 // this thread, then the final drain and the exactly-once check.
 // A corrupted deque tends to hang rather than fail (e.g. tail overtaking head makes the owner's
 // growth copy 2^32 slots): abort with a message instead of waiting for the ctest timeout.
-class watchdog {
- public:
-  watchdog(std::uint64_t seed, int seconds) {
-    th_ = std::thread([this, seed, seconds] {
-      std::unique_lock<std::mutex> lk(m_);
-      if (!cv_.wait_for(lk, std::chrono::seconds(seconds), [this] { return done_; })) {
-        std::fprintf(stderr, "split_deque stress round with seed %llu did not finish within %d s: the deque is "
-                     "corrupted or livelocked\n", (unsigned long long)seed, seconds);
-        std::fflush(stderr);
-        std::abort();
-      }
-    });
-  }
-  ~watchdog() {
-    {
-      std::lock_guard<std::mutex> lk(m_);
-      done_ = true;
-    }
-    cv_.notify_one();
-    th_.join();
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread th_;
+struct watchdog : slaw_test::watchdog {
+  watchdog(std::uint64_t seed, int seconds)
+      : slaw_test::watchdog("split_deque stress round with seed " + std::to_string(seed),
+                            "the deque is corrupted or livelocked", seconds) {}
 };
 
 template <class OwnerBody>

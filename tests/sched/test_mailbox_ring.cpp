@@ -54,33 +54,9 @@ using slaw_test::xorshift;
 
 // A broken ring tends to hang (a consumer waiting for a value that was lost, a producer for room that
 // never comes): abort with a message instead of waiting for the ctest timeout.
-class watchdog {
- public:
-  watchdog(const char* what, int seconds) {
-    th_ = std::thread([this, what, seconds] {
-      std::unique_lock<std::mutex> lk(m_);
-      if (!cv_.wait_for(lk, std::chrono::seconds(seconds), [this] { return done_; })) {
-        std::fprintf(stderr, "mailbox_ring test '%s' did not finish within %d s: values lost, or a lost wake-up\n",
-                     what, seconds);
-        std::fflush(stderr);
-        std::abort();
-      }
-    });
-  }
-  ~watchdog() {
-    {
-      std::lock_guard<std::mutex> lk(m_);
-      done_ = true;
-    }
-    cv_.notify_one();
-    th_.join();
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread th_;
+struct watchdog : slaw_test::watchdog {
+  watchdog(const char* what, int seconds)
+      : slaw_test::watchdog(std::string("mailbox_ring test '") + what + "'", "values lost, or a lost wake-up", seconds) {}
 };
 
 // Retry helper for the concurrent tests: spin a little, then let the other threads run (the machine

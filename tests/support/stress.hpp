@@ -6,8 +6,14 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <string>
+#include <thread>
 
 #if defined(__SANITIZE_THREAD__)
 #define SLAW_TEST_TSAN 1
@@ -64,6 +70,37 @@ struct xorshift {
   bool chance(unsigned percent) { return below(100) < percent; }
 };
 
+// A broken concurrent structure tends to hang rather than fail: past `seconds`, print "<what> did not
+// finish within N s: <why>" and abort, instead of waiting for the ctest timeout.
+class watchdog {
+ public:
+  watchdog(std::string what, std::string why, int seconds)
+      : th_([this, what = std::move(what), why = std::move(why), seconds] {
+          std::unique_lock<std::mutex> lk(m_);
+          if (!cv_.wait_for(lk, std::chrono::seconds(seconds), [this] { return done_; })) {
+            std::fprintf(stderr, "%s did not finish within %d s: %s\n", what.c_str(), seconds, why.c_str());
+            std::fflush(stderr);
+            std::abort();
+          }
+        }) {}
+  ~watchdog() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      done_ = true;
+    }
+    cv_.notify_one();
+    th_.join();
+  }
+  watchdog(const watchdog&) = delete;
+  watchdog& operator=(const watchdog&) = delete;
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread th_;  // last: it starts in the constructor and uses the members above
+};
+
 // Sets an environment variable for a scope (tests of config::from_env).
 struct env_guard {
   const char* name;
@@ -72,5 +109,17 @@ struct env_guard {
   env_guard(const env_guard&) = delete;
   env_guard& operator=(const env_guard&) = delete;
 };
+
+// The message of the config_error that config::from_env throws with `name=value` set, or "" if none.
+template <class Config, class Error>
+std::string from_env_error(const char* name, const char* value) {
+  env_guard g(name, value);
+  try {
+    (void)Config::from_env();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
 
 }  // namespace slaw_test
