@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "core/runtime_impl.hpp"
 #include "core/scheduler.hpp"
@@ -77,12 +78,17 @@ std::coroutine_handle<> worker::next_own_strand() noexcept {
 // may not resume on top of the wait, go to their places' mailboxes, where another worker of the place,
 // or this one after the wait, resumes them, as a thief would. Left in the deque they could bury, under
 // an entry this thread may not run, one it must run for the wait to end (docs/finish.md).
+//
+// All entries are detached before any is posted: a posted frame may run and end at once elsewhere, and
+// an older untagged entry of its chain (its parent's continuation, naming it as the child) must have
+// counted it first, as a thief taking the oldest entry first would have (out of memory for the list
+// ends the process, as a deque that cannot grow does).
 void worker::hand_off_preempted() noexcept {
-  for (split_deque::entry e = pre_.pop(); e != split_deque::none; e = pre_.pop()) {
-    promise_base* cont = detach_entry(e);  // its child is on this thread's stack: counted before it ends
-    sched_->post(*this, cont, true);
-  }
+  std::vector<promise_base*> frames;
+  for (split_deque::entry e = pre_.pop(); e != split_deque::none; e = pre_.pop())
+    frames.push_back(detach_entry(e));  // counts an untagged entry's child, which is alive until posted
   pre_.wait_for_thieves();  // a thief that emptied the deque may still be counting
+  for (promise_base* cont : frames) sched_->post(*this, cont, true);
 }
 
 void worker::detach_bottom() noexcept {
@@ -124,6 +130,8 @@ void worker::wait_in_place(finish_node* f) noexcept {
   const char* waiting_task = tl_ ? trace_wait_begins() : nullptr;
   void* anchor = sched_->begin_wait(*this, f);
   const finish_node* outer = std::exchange(waiting_for_, f);  // strands started here take only tasks inside f
+  const wait_link link{f, waits_};
+  waits_ = &link;
   const std::uint16_t place = current_place();  // the waiting frame's, restored when it goes on
   unsigned idle_rounds = 0;
   while (!f->units_left_only_body()) {
@@ -146,6 +154,7 @@ void worker::wait_in_place(finish_node* f) noexcept {
     }
   }
   waiting_for_ = outer;
+  waits_ = link.outer;
   sched_->end_wait(*this, anchor);
   begin_strand(place);
   if (tl_) trace_wait_ends(waiting_task);

@@ -31,6 +31,19 @@ void worker::spawn_elsewhere(promise_base* child, std::uint32_t place, const cha
   sched_->post(*this, child, false);
 }
 
+bool worker::may_resume_over_waits(const promise_base* x) const noexcept {
+  for (;;) {
+    // The scopes x opened: from its innermost open finish up to the one it started in (a call's is its
+    // caller's innermost at the call; a spawned task's or a body's is its join).
+    const finish_node* base = x->kind == task_kind::called ? x->parent->cur : x->join;
+    for (const finish_node* s = x->cur; s && s != base; s = s->parent)
+      for (const wait_link* w = waits_; w; w = w->outer)
+        if (w->f->is_inside(s)) return false;
+    if (x->kind != task_kind::called && x->kind != task_kind::body) return true;
+    x = x->parent;  // its end resumes its caller, or the finish's opener, on this thread
+  }
+}
+
 std::coroutine_handle<> worker::post_waiter(promise_base* waiter) noexcept {
   sched_->post(*this, waiter, true);  // a worker of its place resumes it
   return std::noop_coroutine();

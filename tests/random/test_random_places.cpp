@@ -18,7 +18,7 @@
 //
 // Environment: as test_random_programs (SLAW_RANDOM_CONFIG takes these names), except that
 //   SLAW_TEST_SCALE         programs per configuration = 600 x scale (at least 10)
-//   SLAW_RANDOM_FEATURES    default all,-early_return,-throw,-task_throw,place (see default_features)
+//   SLAW_RANDOM_FEATURES    default all,place
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -101,10 +101,7 @@ slaw::config runtime_config(const pconfig& c) {
 
 using ull = unsigned long long;
 
-// Without the features that leave a scope early (a wait in place): with places, waits in place can still
-// hang when every worker of a place waits and holds another's started frame (docs/finish.md, "Left
-// open"; seeds in docs/places.md). RandomPlacesReduced covers the case that is fixed.
-constexpr const char* default_features = "all,-early_return,-throw,-task_throw,place";
+constexpr const char* default_features = "all,place";
 
 class RandomPlaces : public ::testing::TestWithParam<pconfig> {};
 

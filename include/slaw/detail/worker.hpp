@@ -201,7 +201,8 @@ class SLAW_EXPORT worker {
   std::coroutine_handle<> resume_waiter(promise_base* waiter) noexcept {
     // Waiting in place, this thread may resume only frames inside the waited-for finish (docs/finish.md):
     // with places it also runs unstarted tasks outside it, whose end may complete an older frame's finish.
-    if (waiting_for_ && !waiter->cur->is_inside(waiting_for_)) [[unlikely]] return post_waiter(waiter);
+    if (waiting_for_ && !waiter->cur->is_inside(waiting_for_) && !may_resume_over_waits(waiter)) [[unlikely]]
+      return post_waiter(waiter);
     const std::uint16_t p = waiter->place;
     if (p != current_place()) [[unlikely]] {
       if (!may_run(p)) return post_waiter(waiter);
@@ -209,6 +210,11 @@ class SLAW_EXPORT worker {
     }
     return waiter->self;
   }
+  // Whether frame `x`, which already ran and is not inside the innermost finish this thread waits for in
+  // place, may still be resumed on top of its waits: neither it nor the frames its end resumes directly
+  // (callers, a finish body's opener) has open a scope that contains a waited-for finish, so it can
+  // never wait for a frame below the waits (docs/finish.md, "Waiting in place").
+  bool may_resume_over_waits(const promise_base* x) const noexcept;
   // Whether this worker may run a task of place `p`: its leaf lies in p's subtree.
   bool may_run(std::uint16_t p) const noexcept { return allowed_[p] != 0; }
   std::uint16_t leaf() const noexcept { return leaf_; }
@@ -364,6 +370,11 @@ class SLAW_EXPORT worker {
   split_deque fresh_;
   std::uint32_t base_ = 0;
   const finish_node* waiting_for_ = nullptr;  // the innermost finish this thread waits for in place, if any
+  struct wait_link {  // the waits in place on this thread, innermost first, linked through their frames
+    const finish_node* f;
+    const wait_link* outer;
+  };
+  const wait_link* waits_ = nullptr;
   policy::mode mode_;
   policy::adp_params adp_params_;
   policy::adp_state adp_;

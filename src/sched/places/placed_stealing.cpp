@@ -61,7 +61,7 @@ void placed_stealing::post(worker& from, promise_base* p, bool started) noexcept
 }
 
 promise_base* placed_stealing::accept(worker& thief, promise_base* p, bool started, const finish_node* inside) noexcept {
-  if (!inside || !started || p->cur->is_inside(inside)) return p;
+  if (!inside || !started || p->cur->is_inside(inside) || thief.may_resume_over_waits(p)) return p;
   set_aside_.put(p, thief.hand_over_steal());
   thief.on_exposed();
   return nullptr;
@@ -103,7 +103,7 @@ promise_base* placed_stealing::probe(worker& thief, const std::vector<std::vecto
 promise_base* placed_stealing::steal(worker& thief, const finish_node* inside) noexcept {
   std::uint64_t note = 0;
   auto eligible = [&thief, inside](promise_base* p) {
-    return thief.may_run(p->place) && (!inside || p->cur->is_inside(inside));
+    return thief.may_run(p->place) && (!inside || p->cur->is_inside(inside) || thief.may_resume_over_waits(p));
   };
   if (promise_base* p = set_aside_.take_first(eligible, note)) {
     thief.took_handed_over(note);
