@@ -15,8 +15,10 @@ std::coroutine_handle<> worker::give_up(split_deque::entry below, split_deque::e
   detach_bottom();
   if (below != split_deque::none) pre_.push(below);
   pre_.push(top);
-  sched_->give_up(*this);
+  // Counted before the hand-over: once the deque is the scheduler's, a thief may finish the run
+  // before this worker runs another instruction, and stats() read after run() must see the count.
   c_.quota_giveups.bump();
+  sched_->give_up(*this);
   on_exposed();  // wake a sleeper for the work handed over
   return std::noop_coroutine();
 }

@@ -229,10 +229,10 @@ class SLAW_EXPORT worker {
     wait_runs_unstarted_ = allowed_.size() > 1;
   }
   // Counts for the place counters (the mailbox ones are bumped by the scheduler module, on this worker).
-  void count_post(bool overflowed) noexcept {
-    c_.mailbox_posts.bump();
-    if (overflowed) c_.mailbox_overflows.bump();
-  }
+  // A post is counted before it is published (a taker may finish the run at once and stats() must
+  // see mailbox_posts == mailbox_takes); an overflow is known only after, and counted then.
+  void count_post() noexcept { c_.mailbox_posts.bump(); }
+  void count_overflow() noexcept { c_.mailbox_overflows.bump(); }
   void count_mailbox_take() noexcept {
     c_.mailbox_takes.bump();
     if (tl_) [[unlikely]] trace_mailbox_take();

@@ -56,7 +56,8 @@ void placed_stealing::post(worker& from, promise_base* p, bool started) noexcept
     const auto& leaves = leaves_under_[target];
     target = leaves[deal_[target].fetch_add(1, std::memory_order_relaxed) % leaves.size()];
   }
-  from.count_post(mailboxes_[target]->post(p, started));
+  from.count_post();
+  if (mailboxes_[target]->post(p, started)) from.count_overflow();
   rt_.park.wake_all_if_sleepers();  // after the post: a sleeper's re-check sees it, or it is woken
 }
 
