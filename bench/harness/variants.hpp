@@ -50,25 +50,25 @@ inline constexpr variant variant_table[] = {
      .kind = variant_kind::slaw,
      .what = "slaw, adaptive work stealing with every spawn work-first (SLAW_POLICY=wf)",
      .env = "SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES "
-            "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX",
+            "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD",
      .policy = slaw::policy::mode::wf},
     {.name = "slaw-hf",
      .kind = variant_kind::slaw,
      .what = "slaw, adaptive work stealing with every spawn help-first (SLAW_POLICY=hf)",
      .env = "SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES "
-            "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX",
+            "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD",
      .policy = slaw::policy::mode::hf},
     {.name = "slaw-dyn",
      .kind = variant_kind::slaw,
      .what = "slaw, adaptive work stealing choosing work- or help-first per spawn (ADP, SLAW_POLICY=dyn)",
      .env = "SLAW_S SLAW_F SLAW_INT SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT "
-            "SLAW_DISPLAY_PLACES SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX",
+            "SLAW_DISPLAY_PLACES SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD",
      .policy = slaw::policy::mode::dyn},
     {.name = "slaw-dfd",
      .kind = variant_kind::slaw,
      .what = "slaw, the space-efficient DFDeques(K) scheduler (SLAW_SCHEDULER=dfdeques), K from SLAW_K",
      .env = "SLAW_K SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES "
-            "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX",
+            "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD",
      .scheduler = slaw::scheduler_kind::dfdeques},
     {.name = "slaw-places",
      .kind = variant_kind::slaw,
@@ -77,7 +77,7 @@ inline constexpr variant variant_table[] = {
              "Places: SLAW_PLACES=cores SLAW_BIND=close unless SLAW_PLACES or SLAW_DEPLOYMENT is set (unbound "
              "when SLAW_TOPOLOGY is set or --workers exceeds the usable CPUs; SLAW_BIND wins)",
      .env = "SLAW_S SLAW_F SLAW_INT SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT "
-            "SLAW_DISPLAY_PLACES SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX",
+            "SLAW_DISPLAY_PLACES SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD",
      .policy = slaw::policy::mode::dyn,
      .locality = true,
      .default_places = "cores",
@@ -135,6 +135,8 @@ inline constexpr environment_variable environment[] = {
                     "mailboxes, deques, none"},
     {"SLAW_IDLE_ORDER", "thesis (own place's mailbox before its peers' deques, default) or paper (peers first)"},
     {"SLAW_MAILBOX", "tasks a place's mailbox holds before it overflows (default 1024)"},
+    {"SLAW_RECORD", "PATH: the computation DAG of each configuration's first run, for slaw-sim --dag "
+                    "(docs/simulation.md); every configuration's process writes PATH anew, so select one"},
     {"OMP_STACKSIZE", "libgomp: the team threads' stack size (pdfs runs only when it fits the recursion)"},
     {"OMP_WAIT_POLICY", "libgomp: active (spin) or passive waiting of idle threads"},
     {"GOMP_SPINCOUNT", "libgomp: how long idle threads spin before sleeping"},

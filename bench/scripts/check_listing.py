@@ -58,6 +58,7 @@ SAMPLE_SETTINGS = {
     "SLAW_REMOTE": {"SLAW_REMOTE": "none", "SLAW_PLACES": "cores"},
     "SLAW_IDLE_ORDER": {"SLAW_IDLE_ORDER": "paper", "SLAW_PLACES": "cores"},
     "SLAW_MAILBOX": {"SLAW_MAILBOX": "64", "SLAW_PLACES": "cores"},
+    "SLAW_RECORD": {"SLAW_RECORD": "/dev/null"},
 }
 
 

@@ -153,7 +153,7 @@ struct spawn_awaiter {
     if (w->choose(clauses.schedule) == policy::spawn_policy::hf) {
       child->kind = detail::task_kind::queued;
       f->add_unit();
-      if (w->tracing()) [[unlikely]] w->trace_queued(child, clauses.name.get());  // before a thief can see it
+      if (w->tracing()) [[unlikely]] w->trace_queued(child, clauses.name.get(), clauses.schedule);  // before a thief can see it
       w->push_fresh(child);
       return true;
     }
@@ -164,7 +164,7 @@ struct spawn_awaiter {
     // touch nothing of it afterwards.
     promise<T>* c = child;
     detail::worker* w = detail::tls_worker;
-    if (w->tracing()) [[unlikely]] w->trace_work_first(c, clauses.name.get());
+    if (w->tracing()) [[unlikely]] w->trace_work_first(c, clauses.name.get(), clauses.schedule);
     if (w->preempt_pending()) [[unlikely]] return w->give_up_at_spawn(parent, c);  // a memory quota is spent
     std::coroutine_handle<> run = c->self;
     w->push_preempted(c);

@@ -54,6 +54,10 @@ struct SLAW_EXPORT config {
   // `timeline_events` events allocated when the runtime is built; events past it are counted, not kept.
   std::string timeline_path;
   std::size_t timeline_events = std::size_t{1} << 20;
+  // SLAW_RECORD (docs/simulation.md, "Recorded DAGs"): the computation DAG of the runtime's first run
+  // is written to this path, for `slaw-sim --dag` (opened, and truncated, when the runtime is built);
+  // empty = off.
+  std::string record_path;
   // Places (docs/places.md), resolved against the machine (hwloc) when the runtime is built.
   // places: OpenMP's OMP_PLACES grammar plus `tree` and `flat`; empty = flat (one place, no hwloc).
   // bind: true|false|close|spread (as OMP_PROC_BIND); empty = unbound. deployment_file: SLAW's own
@@ -79,7 +83,7 @@ struct SLAW_EXPORT config {
   // cannot contain a comma; `0` or empty alone: none), SLAW_TRACE_EVENTS (timeline events per worker,
   // 16 .. 2^32), SLAW_PLACES, SLAW_BIND, SLAW_DEPLOYMENT, SLAW_DISPLAY_PLACES (0|1), SLAW_TOPOLOGY
   // (synthetic:DESC), SLAW_REMOTE (mailboxes,deques | mailboxes | deques | none), SLAW_IDLE_ORDER
-  // (thesis|paper), SLAW_MAILBOX (1 .. 2^24) (docs/places.md).
+  // (thesis|paper), SLAW_MAILBOX (1 .. 2^24) (docs/places.md), SLAW_RECORD (a file path).
   // Unset variables keep the defaults of `base`.
   // Throws config_error for a bad value. Warns on stderr, once per process and setting, about unknown
   // SLAW_* variables (a misspelling; SLAW_TEST_* excepted) and about settings the chosen scheduler or

@@ -42,6 +42,7 @@ class SLAW_EXPORT finish_scope {
   explicit finish_scope(detail::promise_base* frame) noexcept : frame_(frame) {
     node_.open(frame->cur);
     frame->cur = &node_;
+    if (detail::recording()) [[unlikely]] detail::record_start_finish(frame);
   }
   void abandon() noexcept;
 
@@ -88,6 +89,7 @@ struct end_finish_awaiter {
 // throw out of line.
 inline void check_end_finish(const finish_scope& s) noexcept(false) {
   if (s.frame_->cur != &s.node_) [[unlikely]] throw_bad_end_finish(s.ended_);
+  if (recording()) [[unlikely]] record_end_finish(s.frame_);  // the task reaches the join
 }
 inline end_finish_awaiter transform(detail::promise_base&, end_finish_op op, transform_tag) {
   check_end_finish(*op.scope);

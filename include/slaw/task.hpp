@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "slaw/detail/record_hooks.hpp"
 #include "slaw/detail/serial_order.hpp"
 #include "slaw/export.hpp"
 #include "slaw/detail/worker.hpp"
@@ -106,6 +107,7 @@ template <class T>
 [[gnu::always_inline]] inline std::coroutine_handle<> start_call([[maybe_unused]] detail::promise_base* caller,
                                           detail::promise_base& callee) noexcept {
   SLAW_SERIAL_ORDER_NOTE_CHILD(caller, &callee);
+  if (detail::recording()) [[unlikely]] detail::record_call(caller, &callee);
   if (detail::tls_allocator->quota_preempt_pending()) [[unlikely]] return detail::tls_worker->give_up_at_call(&callee);
   return callee.self;
 }
@@ -132,7 +134,7 @@ struct call_awaiter {
       ~destroy_guard() { h.destroy(); }
     } guard{callee};
     promise<T>& c = callee.promise();
-    if (c.exc) [[unlikely]] {
+    if (c.exc && !record_call_return(&c)) [[unlikely]] {
       std::exception_ptr e = std::move(*c.exc);
       delete c.exc;
       std::rethrow_exception(e);

@@ -23,7 +23,7 @@ constexpr unsigned max_workers = 4096;
 constexpr const char* known_vars[] = {"SLAW_WORKERS", "SLAW_POLICY", "SLAW_S",     "SLAW_F",    "SLAW_INT",
                                       "SLAW_STATS",   "SLAW_SCHEDULER", "SLAW_K", "SLAW_TRACE", "SLAW_TRACE_EVENTS",
                                       "SLAW_PLACES",  "SLAW_BIND",      "SLAW_DEPLOYMENT", "SLAW_DISPLAY_PLACES",
-                                      "SLAW_TOPOLOGY", "SLAW_REMOTE",   "SLAW_IDLE_ORDER", "SLAW_MAILBOX"};
+                                      "SLAW_TOPOLOGY", "SLAW_REMOTE",   "SLAW_IDLE_ORDER", "SLAW_MAILBOX", "SLAW_RECORD"};
 constexpr std::size_t max_mailbox_capacity = std::size_t{1} << 24;
 constexpr std::size_t min_timeline_events = 16;  // room for a few events and the buffer-full marker
 constexpr std::size_t max_timeline_events = std::size_t{1} << 32;
@@ -227,6 +227,10 @@ config config::from_env(config c) {
     }
   }
   if (const char* v = std::getenv("SLAW_TRACE")) parse_trace(v, c);
+  if (const char* v = std::getenv("SLAW_RECORD")) {
+    if (!*v) throw config_error("SLAW_RECORD='': expected the path of the DAG file to write (unset it to record nothing)");
+    c.record_path = v;
+  }
   if (const char* v = std::getenv("SLAW_TRACE_EVENTS"))
     c.timeline_events = static_cast<std::size_t>(
         parse_uint("SLAW_TRACE_EVENTS", v, min_timeline_events, max_timeline_events));

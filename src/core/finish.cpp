@@ -34,12 +34,14 @@ void throw_bad_end_finish(bool already_ended) {
 std::coroutine_handle<> end_body(detail::promise_base& body) noexcept {
   detail::finish_node* f = body.join;
   detail::promise_base* opener = body.parent;
+  if (detail::recording()) [[unlikely]] record_body_end(&body, opener);
   if (f->only_body_left()) return opener->self;
   return detail::tls_worker->suspend_at_end(f, opener);
 }
 }  // namespace detail
 
 void finish_scope::abandon() noexcept {
+  if (detail::recording()) [[unlikely]] detail::record_end_finish(frame_);  // the scope joins here
   detail::tls_worker->wait_in_place(&node_);
   (void)node_.take_exception();  // dropped: an exception is already propagating, or the scope was left early
   ended_ = true;

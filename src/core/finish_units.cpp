@@ -28,7 +28,7 @@ std::coroutine_handle<> worker::complete_spawned_slow(promise_base* p) noexcept 
         task_ends();
         if (pre_.head() == head_before) ++base_;  // taken by advancing tail: keep depth = head - base
         promise_base* par = p->parent;
-        if (tl_) [[unlikely]] trace_resumed(par);
+        if (tl_) [[unlikely]] trace_child_returned(p, par);
         p->self.destroy();
         return par->self;
       }
@@ -47,6 +47,7 @@ std::coroutine_handle<> worker::complete_spawned_slow(promise_base* p) noexcept 
 }
 
 std::coroutine_handle<> worker::complete_queued(promise_base* p) noexcept {
+  if (tl_) [[unlikely]] trace_returned(p);
   task_ends();
   sync_mirrors();
   finish_node* f = p->join;

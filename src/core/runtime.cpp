@@ -49,7 +49,9 @@ runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
   const auto n = static_cast<unsigned>(deployment.workers.size());
   cfg.workers = n;
   open_stats_output(cfg);  // a bad SLAW_STATS path fails here, not silently at exit
-  if (!cfg.timeline_path.empty()) trace_timeline = std::make_unique<timeline>(cfg, n);  // a bad path fails here too
+  // A bad path fails here too. Recording needs the workers' trace hooks: a timeline without a buffer.
+  if (!cfg.timeline_path.empty() || !cfg.record_path.empty()) trace_timeline = std::make_unique<timeline>(cfg, n);
+  if (!cfg.record_path.empty()) recorder = std::make_unique<dag_recorder>(cfg.record_path, n);
   sched = make_scheduler(cfg, *this);
   config worker_cfg = cfg;
   sched->configure_workers(worker_cfg);
@@ -151,6 +153,7 @@ runtime::~runtime() {
   impl_->shutdown();  // the counters are final from here on
   if (impl_->cfg.stats != stats_output::off) write_stats(stats(), impl_->cfg);
   if (impl_->trace_timeline) impl_->trace_timeline->write();  // the workers stopped: their recorders are final
+  if (impl_->recorder) impl_->recorder->write();
 }
 
 unsigned runtime::workers() const noexcept { return static_cast<unsigned>(impl_->workers.size()); }
@@ -170,8 +173,12 @@ void runtime::run_root_erased(detail::promise_base* root) {
   root->parent = nullptr;
   root->place = static_cast<std::uint16_t>(impl_->deployment.tree.root());  // anywhere
   impl_->active_runs.fetch_add(1, std::memory_order_acq_rel);
+  // SLAW_RECORD: the first run is recorded (begun before any of its tasks can run).
+  const bool recorded = impl_->recorder &&
+                        impl_->recorder->begin_run(root, detail::header_of(root->self.address())->block_size);
   impl_->inject(root);
   while (ew.done.load(std::memory_order_acquire) == 0) detail::futex_wait(&ew.done, 0, -1);
+  if (recorded) impl_->recorder->end_run();
   impl_->active_runs.fetch_sub(1, std::memory_order_acq_rel);
   if (rf.has_exception()) std::rethrow_exception(rf.take_exception());
 }

@@ -13,6 +13,7 @@
 #include "places/deployment.hpp"
 #include "slaw/config.hpp"
 #include "slaw/detail/worker.hpp"
+#include "trace/dag_recorder.hpp"
 #include "trace/timeline.hpp"
 
 namespace slaw::detail {
@@ -36,7 +37,8 @@ class runtime_impl {
 
   config cfg;
   places::deployment deployment;  // the place tree, each worker's place and binding (docs/places.md)
-  std::unique_ptr<timeline> trace_timeline;  // SLAW_TRACE=timeline:PATH, else null; the workers point into it
+  std::unique_ptr<timeline> trace_timeline;  // also made (without a buffer or file) when SLAW_RECORD is set
+  std::unique_ptr<dag_recorder> recorder;    // SLAW_RECORD=PATH, else null; the workers point into it  // SLAW_TRACE=timeline:PATH, else null; the workers point into it
   std::unique_ptr<scheduler> sched;  // declared before the workers, which point to it
   std::vector<std::unique_ptr<worker>> workers;
   parking_lot park;

@@ -4,6 +4,7 @@
 #include <cassert>
 
 #include "slaw/detail/worker.hpp"
+#include "trace/dag_recorder.hpp"
 #include "trace/timeline_recorder.hpp"
 
 namespace slaw::detail {
@@ -28,15 +29,37 @@ void worker::trace_segment(segment_kind k, const char* name, std::uint64_t flow)
   if (tl_->sample_due()) trace_sample(tl_->now());
 }
 
-void worker::trace_queued(promise_base* child, const char* name) noexcept { child->name = name; }
-
-void worker::trace_work_first(promise_base* child, const char* name) noexcept {
+void worker::trace_queued(promise_base* child, const char* name, policy::schedule clause) noexcept {
   child->name = name;
+  if (rec_)  // the parent goes on
+    rec_->note(dag::dag_op::spawn, child->parent, child->parent, reinterpret_cast<std::uintptr_t>(child),
+               static_cast<std::uint32_t>(frame_bytes(child)), static_cast<std::uint8_t>(clause),
+               name == dag_internal_task);
+}
+
+void worker::trace_work_first(promise_base* child, const char* name, policy::schedule clause) noexcept {
+  child->name = name;
+  if (rec_)  // the child starts
+    rec_->note(dag::dag_op::spawn, child->parent, child, reinterpret_cast<std::uintptr_t>(child),
+               static_cast<std::uint32_t>(frame_bytes(child)), static_cast<std::uint8_t>(clause),
+               name == dag_internal_task);
   // With the quota spent the spawn gives up instead, and the child starts elsewhere (trace_give_up).
   if (!preempt_pending()) trace_segment(segment_kind::wf, name, 0);
 }
 
-void worker::trace_resumed(promise_base* frame) noexcept { trace_segment(segment_kind::resumed, task_name(frame), 0); }
+void worker::trace_resumed(promise_base* frame) noexcept {
+  if (rec_) rec_->resume(frame);
+  trace_segment(segment_kind::resumed, task_name(frame), 0);
+}
+
+void worker::trace_returned(promise_base* p) noexcept {
+  if (rec_) rec_->note(dag::dag_op::ret, p, nullptr);  // what runs next says so (trace_resumed, a strand)
+}
+
+void worker::trace_child_returned(promise_base* p, promise_base* par) noexcept {
+  trace_returned(p);
+  trace_resumed(par);
+}
 
 void worker::trace_steal(steal_from from, int victim) noexcept {
   const std::uint64_t flow = tl_->next_flow();
@@ -70,6 +93,7 @@ void worker::trace_next_start(segment_kind k) noexcept {
 
 void worker::trace_strand_begins(promise_base* p) noexcept {
   assert(tl_->pending != segment_kind::none && "a strand starts with a task the trace did not see being taken");
+  if (rec_) rec_->resume(p);
   trace_segment(tl_->pending, task_name(p), tl_->pending_flow);
   tl_->pending = segment_kind::none;
   tl_->pending_flow = 0;
@@ -81,12 +105,16 @@ void worker::trace_strand_ends() noexcept {
 }
 
 const char* worker::trace_wait_begins() noexcept {
+  if (rec_) rec_->wait_begins();
   const char* waiting = tl_->current_name;
   tl_->append(tl_event::idle);
   return waiting;
 }
 
-void worker::trace_wait_ends(const char* name) noexcept { trace_segment(segment_kind::resumed, name, 0); }
+void worker::trace_wait_ends(const char* name) noexcept {
+  if (rec_) rec_->wait_ends();
+  trace_segment(segment_kind::resumed, name, 0);
+}
 
 std::uint64_t worker::trace_now() const noexcept { return tl_->now(); }
 

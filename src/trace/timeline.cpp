@@ -38,10 +38,15 @@ const char* process_name() noexcept {
 }  // namespace
 
 timeline::timeline(const config& cfg, unsigned workers)
-    : path_(claim_path(cfg.timeline_path)),
+    : path_(cfg.timeline_path.empty() ? std::string() : claim_path(cfg.timeline_path)),
       scheduler_(to_string(cfg.scheduler)),
       policy_(cfg.scheduler == scheduler_kind::dfdeques ? "wf" : to_string(cfg.policy)),
-      per_worker_(cfg.timeline_events) {
+      per_worker_(cfg.timeline_path.empty() ? 0 : cfg.timeline_events) {
+  recorders_.resize(workers);
+  if (path_.empty()) {  // only the hooks (SLAW_RECORD): every recorder is full from the start, and no file
+    for (unsigned i = 0; i < workers; ++i) recorders_[i].attach(nullptr, 0, &clock_, i);
+    return;
+  }
   const std::size_t total = per_worker_ * workers;
   // Not value-initialised: the pages are touched only as events are recorded.
   events_.reset(new (std::nothrow) tl_event[total]);
@@ -55,7 +60,6 @@ timeline::timeline(const config& cfg, unsigned workers)
     throw config_error("SLAW_TRACE='timeline:" + cfg.timeline_path + "': cannot open '" + path_ +
                        "' for writing (" + std::strerror(err) + ")");
   }
-  recorders_.resize(workers);
   for (unsigned i = 0; i < workers; ++i) recorders_[i].attach(events_.get() + i * per_worker_, per_worker_, &clock_, i);
 }
 

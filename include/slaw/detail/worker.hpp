@@ -30,6 +30,7 @@ class runtime_impl;
 class scheduler;
 class policy_trace;
 class timeline_recorder;
+class dag_log;
 enum class segment_kind : std::uint8_t;  // src/trace/timeline_recorder.hpp
 enum class give_up_at : std::uint8_t;
 
@@ -181,7 +182,7 @@ class SLAW_EXPORT worker {
       task_ends();
       pre_.drop_private_bottom();
       promise_base* par = p->parent;
-      if (tl_) [[unlikely]] trace_resumed(par);
+      if (tl_) [[unlikely]] trace_child_returned(p, par);
       p->self.destroy();
       return par->self;
     }
@@ -309,13 +310,21 @@ class SLAW_EXPORT worker {
   // A copy of the recorded decision changes.
   const policy_trace* trace() const noexcept { return trace_.get(); }  // null: not traced
 
-  // ---------------- timeline trace (docs/tracing.md) ----------------
-  // The one test each fast-path hook pays when no timeline is recorded: a field in the line that
-  // task_begins/task_ends touch. The hooks are out of line (src/core/timeline_hooks.cpp).
+  // ---------------- timeline trace (docs/tracing.md) and DAG recording (SLAW_RECORD) ----------------
+  // The one test each fast-path hook pays when nothing is recorded: a field in the line that
+  // task_begins/task_ends touch. A recording runtime gives its workers a timeline recorder too (without
+  // a buffer when no timeline is asked for), so that one test gates both. The hooks are out of line
+  // (src/core/timeline_hooks.cpp).
   bool tracing() const noexcept { return tl_ != nullptr; }
-  void trace_queued(promise_base* child, const char* name) noexcept;      // a help-first spawn, before the push
-  void trace_work_first(promise_base* child, const char* name) noexcept;  // a work-first spawn: the child starts
-  void trace_resumed(promise_base* frame) noexcept;                       // `frame` goes on, on this worker
+  // A help-first spawn, before the push.
+  void trace_queued(promise_base* child, const char* name, policy::schedule clause) noexcept;
+  // A work-first spawn: the child starts.
+  void trace_work_first(promise_base* child, const char* name, policy::schedule clause) noexcept;
+  void trace_resumed(promise_base* frame) noexcept;  // `frame` goes on, on this worker
+  // The spawned or queued task `p` ended (and, for the first, its parent `par` goes on here).
+  void trace_returned(promise_base* p) noexcept;
+  void trace_child_returned(promise_base* p, promise_base* par) noexcept;
+  dag_log* dag_recording() const noexcept { return rec_; }  // null: this runtime does not record
 
  private:
   static std::int64_t frame_bytes(const promise_base* p) noexcept {
@@ -382,7 +391,8 @@ class SLAW_EXPORT worker {
   policy::spawn_policy last_decision_ = policy::spawn_policy::hf;
   policy::reason last_reason_ = policy::reason::interval;
   std::int64_t tasks_local_ = 0, tasks_published_ = 0, tasks_hi_ = task_step, tasks_lo_ = -task_step;
-  timeline_recorder* tl_ = nullptr;  // SLAW_TRACE=timeline:PATH: this worker's recorder; null: off
+  timeline_recorder* tl_ = nullptr;  // SLAW_TRACE=timeline:PATH or SLAW_RECORD: this worker's recorder; null: off
+  dag_log* rec_ = nullptr;           // SLAW_RECORD: this worker's DAG log; null: off
   std::int64_t fresh_bytes_in_ = 0, fresh_bytes_out_ = 0;
   std::unique_ptr<policy_trace> trace_;
   std::atomic<std::uint16_t> cur_place_{0};
