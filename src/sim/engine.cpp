@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "sim/checks.hpp"
+#include "sim/core_sharing.hpp"
 #include "sim/scheduler.hpp"
 #include "sim/workloads.hpp"
 #include "slaw/policy/local_order.hpp"
@@ -23,27 +24,48 @@ constexpr std::uint32_t dummy_frame_bytes = 64;
 constexpr std::uint8_t retry_alloc = 1, retry_dummy = 2, big_spawn = 3, big_wait = 4, big_alloc = 5;
 }  // namespace
 
-engine::engine(dag_source& source, const costs& c, const run_config& cfg)
-    : src_(source), cfg_(cfg), c_(c), q_(cfg.workers) {
+engine::engine(dag_source& source, const costs& c, const run_config& cfg) : cfg_(cfg), c_(c), q_(cfg.workers) {
   if (cfg_.workers < 1 || cfg_.workers > max_workers)
     throw std::invalid_argument("workers=" + std::to_string(cfg_.workers) + ": expected 1.." + std::to_string(max_workers));
+  jobs_.resize(1);
+  jobs_[0].src = &source;
+  setup_workers();
+}
+
+// The jobs' runtimes: each job's workers, schedulers and victims (one job: workers 0..W-1).
+void engine::setup_workers() {
   if (cfg_.adp.INT == 0 || cfg_.adp.S == 0 || cfg_.adp.F == 0)
     throw std::invalid_argument("ADP parameters S, F and INT must be >= 1");
-  sched_ = cfg_.scheduler == scheduler_kind::ws ? make_ws(*this) : make_dfdeques(*this, cfg_.quota);
-  sched_->configure(cfg_);
+  const auto n = static_cast<std::uint32_t>(jobs_.size());
+  nworkers_ = cfg_.workers * n;
+  for (std::uint32_t j = 0; j < n; ++j) {
+    job& J = jobs_[j];
+    J.base = j * cfg_.workers;
+    J.count = cfg_.workers;
+    J.sched = cfg_.scheduler == scheduler_kind::ws ? make_ws(*this, j) : make_dfdeques(*this, j, cfg_.quota);
+  }
+  jobs_[0].sched->configure(cfg_);  // the same settings for every job
   if (cfg_.checks) checks_ = std::make_unique<checker>(*this, cfg_.scheduler == scheduler_kind::dfdeques);
-  w_ = std::make_unique<worker[]>(cfg_.workers);
-  ticket_.assign(cfg_.workers, 0);
-  for (std::uint32_t i = 0; i < cfg_.workers; ++i) {
-    worker& w = w_[i];
-    w.index = i;
-    w.rng = 0x9E3779B97F4A7C15ull * (i + 1);  // the runtime's per-worker seed (worker::worker)
-    if (cfg_.seed) w.rng ^= mix64(cfg_.seed * 0x100000001B3ull + i);
-    if (w.rng == 0) w.rng = 1;  // xorshift's fixed point
-    w.jitter_state = mix64(cfg_.seed ^ (0xD1B54A32D192ED03ull * (i + 1)));
-    w.adp.reset(cfg_.adp, 0);
-    if (cfg_.scheduler == scheduler_kind::dfdeques && cfg_.quota != 0)
-      w.quota.enable(static_cast<std::int64_t>(cfg_.quota), 0);
+  w_ = std::make_unique<worker[]>(nworkers_);
+  ticket_.assign(nworkers_, 0);
+  for (std::uint32_t j = 0; j < n; ++j) {
+    for (std::uint32_t i = 0; i < cfg_.workers; ++i) {
+      const std::uint32_t g = jobs_[j].base + i;
+      worker& w = w_[g];
+      w.index = g;
+      w.job = j;
+      w.slot = i;
+      w.rng = 0x9E3779B97F4A7C15ull * (i + 1);  // the runtime's per-worker seed (worker::worker)
+      if (cfg_.seed) w.rng ^= mix64(cfg_.seed * 0x100000001B3ull + i);
+      if (j) w.rng ^= mix64(0xC2B2AE3D27D4EB4Full * j);  // another process: other victims
+      if (w.rng == 0) w.rng = 1;                        // xorshift's fixed point
+      w.jitter_state = mix64(cfg_.seed ^ (0xD1B54A32D192ED03ull * (i + 1)));
+      if (j) w.jitter_state ^= mix64(0x9FB21C651E98DF25ull + j);
+      w.adp.reset(cfg_.adp, 0);
+      if (cfg_.scheduler == scheduler_kind::dfdeques && cfg_.quota != 0)
+        w.quota.enable(static_cast<std::int64_t>(cfg_.quota), 0);
+      jobs_[j].victims.push_back(g);
+    }
   }
 }
 
@@ -73,8 +95,12 @@ task_id engine::new_task(worker& w, task_id parent, const step& s, task_kind kin
   c.job = p.job;
   c.kind = kind;
   c.builtin = s.dummy ? 1 : 0;
-  if (s.dummy) ++dummies_made_;
-  else ++tasks_made_;
+  if (s.dummy) {
+    ++dummies_made_;
+  } else {
+    ++tasks_made_;
+    ++jobs_[c.job].tasks;
+  }
   if (++live_tasks_ > peak_live_tasks_) peak_live_tasks_ = live_tasks_;
   alloc_bytes(w, c.bytes, policy::memory_kind::frame);
   if (checks_) {
@@ -93,7 +119,7 @@ void engine::release_task(task_id id) {
 void engine::advance(task& t, time_ps d) noexcept {
   t.span += d;
   t.bspan += d;
-  dag_.work += d;
+  jobs_[t.job].dag.work += d;
 }
 
 void engine::alloc_bytes(worker& w, std::int64_t bytes, policy::memory_kind kind) {
@@ -140,54 +166,94 @@ void engine::penalize(worker& victim) {
 
 run_result engine::run() {
   const auto wall0 = std::chrono::steady_clock::now();
-  src_.reset();
   // One job: its root task in an implicit root finish, injected at time 0 (runtime::run).
-  {
-    fins_.emplace_back();
-    finish& rf = fins_.back();
-    rf.count = 1;  // the root task
-    rf.depth = 0;
-    rf.job = 0;
-    tasks_.emplace_back();
-    task& root = tasks_.back();
-    root.state = src_.root();
-    root.kind = task_kind::queued;
-    root.join = root.cur = 0;
-    root.bytes = src_.root_bytes();
-    root.owner = no_owner;
-    frames_live_ += root.bytes;
-    peak_frames_ = peak_all_ = frames_live_;
-    tasks_made_ = live_tasks_ = peak_live_tasks_ = 1;
-    jobs_.push_back(job{0, 0, false});
-    jobs_left_ = 1;
-    if (checks_) {
-      checks_->created(0);
-      checks_->note_root(0, 0);
-      fins_[0].live = 1;
-    }
-  }
+  jobs_left_ = 1;
+  start_job(0);
   // Every worker starts asleep (an idle runtime); the root wakes one (inject -> wake_one).
+  job& J = jobs_[0];
   for (std::uint32_t i = 0; i < cfg_.workers; ++i) {
     w_[i].state = wstate::sleeping;
-    sleep_queue_.emplace_back(i, ticket_[i]);
+    J.sleep_queue.emplace_back(i, ticket_[i]);
   }
-  sleepers_ = idle_ = cfg_.workers;
-  injected_.push_back(0);
-  wake_one(nullptr);
+  J.sleepers = J.idle = J.awake = cfg_.workers;
+  wake_one(J, nullptr);
+  loop();
+  run_result r = totals();
+  r.makespan = J.end;
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return r;
+}
 
+// Job j's root task in an implicit root finish, injected now (runtime::run).
+void engine::start_job(std::uint32_t j) {
+  job& J = jobs_[j];
+  J.src->reset();
+  finish_id g;
+  if (!free_fins_.empty()) {
+    g = free_fins_.back();
+    free_fins_.pop_back();
+    fins_[g] = finish{};
+  } else {
+    g = static_cast<finish_id>(fins_.size());
+    fins_.emplace_back();
+  }
+  finish& rf = fins_[g];
+  rf.count = 1;  // the root task
+  rf.depth = 0;
+  rf.job = j;
+  task_id id;
+  if (!free_tasks_.empty()) {
+    id = free_tasks_.back();
+    free_tasks_.pop_back();
+    tasks_[id] = task{};
+  } else {
+    id = static_cast<task_id>(tasks_.size());
+    tasks_.emplace_back();
+  }
+  task& root = tasks_[id];
+  root.state = J.src->root();
+  root.kind = task_kind::queued;
+  root.join = root.cur = g;
+  root.bytes = J.src->root_bytes();
+  root.owner = no_owner;
+  root.job = static_cast<std::uint16_t>(j);
+  frames_live_ += root.bytes;
+  peak_frames_ = std::max(peak_frames_, frames_live_);
+  peak_all_ = std::max(peak_all_, frames_live_ + user_live_);
+  ++tasks_made_;
+  ++J.tasks;
+  if (++live_tasks_ > peak_live_tasks_) peak_live_tasks_ = live_tasks_;
+  J.root_finish = g;
+  J.arrived = true;
+  J.arrival = now_;
+  if (checks_) {
+    checks_->created(id);
+    checks_->note_root(id, j);
+    rf.live = 1;
+  }
+  J.injected.push_back(id);
+}
+
+void engine::loop() {
   while (!done_) {
     if (q_.empty()) throw std::logic_error("simulation stalled: no worker has an event and the job is not done");
     now_ = q_.top_time();
     const std::uint32_t wi = q_.pop();
+    if (wi >= nworkers_) {  // the arbiter's clock, or the OS's time slices
+      on_machine_event(wi);
+      continue;
+    }
+    if (cores_ && !cores_->holds(wi) && !need_core(wi)) continue;  // off: it waits for a core
     worker& w = w_[wi];
+    job& J = jobs_[w.job];
     for (;;) {
       time_ps next = on_event(w);
       ++events_;
-      if (checks_) sched_->check();  // DFDeques: Lemma 3.1 after every operation
-      if (done_ || next == never) break;
+      if (checks_) J.sched->check();  // DFDeques: Lemma 3.1 after every operation
+      if (done_ || next == never || J.done) break;
       next += w.penalty;
       w.penalty = 0;
-      if (q_.before_all(next, wi)) {
+      if (q_.before_all(next, wi) && (!cores_ || cores_->holds(wi))) {  // off: a sleeper left its core
         now_ = next;
         continue;
       }
@@ -195,47 +261,60 @@ run_result engine::run() {
       break;
     }
   }
+}
 
+// The totals over every worker and job, and the end-of-run checks.
+run_result engine::totals() {
   run_result r;
-  r.makespan = jobs_[0].end;
-  for (std::uint32_t i = 0; i < cfg_.workers; ++i) {
+  for (std::uint32_t i = 0; i < nworkers_; ++i) {
     w_[i].c.policy_switches = w_[i].adp.switches;
     r.total.add(w_[i].c);
   }
-  r.dag = dag_;
+  for (const job& J : jobs_) {
+    r.dag.work += J.dag.work;
+    r.dag.span = std::max(r.dag.span, J.dag.span);
+    r.dag.burdened_span = std::max(r.dag.burdened_span, J.dag.burdened_span);
+    const sim_scheduler::tallies t = J.sched->tally();
+    r.dfd_steals += t.steals;
+    r.dfd_failed_attempts += t.failed_attempts;
+    r.dfd_giveups += t.giveups;
+    r.dfd_deletions += t.deletions;
+    r.dfd_max_deques = std::max<std::uint64_t>(r.dfd_max_deques, t.max_deques);
+  }
   r.tasks = tasks_made_;
   r.peak_bytes = peak_all_;
   r.peak_frame_bytes = peak_frames_;
   r.peak_user_bytes = peak_user_;
   r.peak_live_tasks = peak_live_tasks_;
-  const sim_scheduler::tallies t = sched_->tally();
-  r.dfd_steals = t.steals;
-  r.dfd_failed_attempts = t.failed_attempts;
-  r.dfd_giveups = t.giveups;
-  r.dfd_deletions = t.deletions;
-  r.dfd_max_deques = t.max_deques;
   r.schedule_hash = hash_;
   r.events = events_;
   if (checks_) {
     if (checks_->tasks_created() != checks_->tasks_ended())
       checks_->fail(std::to_string(checks_->tasks_created()) + " tasks created but " +
                     std::to_string(checks_->tasks_ended()) + " ended");
-    if (src_.expected_tasks() && src_.expected_tasks() != tasks_made_)
-      checks_->fail("the workload has " + std::to_string(src_.expected_tasks()) + " tasks, the run created " +
-                    std::to_string(tasks_made_));
+    for (std::size_t j = 0; j < jobs_.size(); ++j) {
+      const job& J = jobs_[j];
+      const std::string who = jobs_.size() > 1 ? "job " + std::to_string(j) + ": " : "";
+      if (!J.done) checks_->fail(who + "its root finish never completed");
+      if (J.src->expected_tasks() && J.src->expected_tasks() != J.tasks)
+        checks_->fail(who + "the workload has " + std::to_string(J.src->expected_tasks()) +
+                      " tasks, the run created " + std::to_string(J.tasks));
+    }
+    if (!saved_.empty()) checks_->fail(std::to_string(saved_.size()) + " captured tasks were never resumed");
     r.violations = checks_->violations();
     r.order_checks = checks_->order_checks();
   }
-  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }
 
 time_ps engine::on_event(worker& w) {
+  if (w.draining) [[unlikely]] return drain(w);  // it lost its core: this event is its safe point
   switch (w.state) {
     case wstate::running: return apply(w);
     case wstate::find_work: return find_work(w);
     case wstate::searching: return search(w);
     case wstate::sleeping: return wake_up(w);
+    case wstate::parked: return unpark(w);
   }
   return never;
 }
@@ -244,6 +323,13 @@ time_ps engine::on_event(worker& w) {
 
 step engine::fetch(task_id id) {
   task& t = tasks_[id];
+  if (t.saved) [[unlikely]] {  // captured when its worker parked: the rest of its strand, then the operation
+    t.saved = 0;
+    const auto it = saved_.find(id);
+    const step s = it->second;
+    saved_.erase(it);
+    return s;
+  }
   step s;
   switch (t.retry) {
     case retry_alloc:  // the allocation that gave up the deque, now after a steal
@@ -299,7 +385,7 @@ step engine::fetch(task_id id) {
         return s;
     }
   }
-  return src_.next(t.state);
+  return jobs_[t.job].src->next(t.state);
 }
 
 time_ps engine::run_task(worker& w, task_id id) {
@@ -420,11 +506,13 @@ time_ps engine::end_unit(worker& w, finish_id g, time_ps cost) {
 }
 
 void engine::job_done(std::uint32_t j, time_ps at) {
-  jobs_[j].done = true;
-  jobs_[j].end = at;
-  const finish& rf = fins_[jobs_[j].root_finish];
-  dag_.span = rf.span;
-  dag_.burdened_span = rf.bspan;
+  job& J = jobs_[j];
+  J.done = true;
+  J.end = at;
+  const finish& rf = fins_[J.root_finish];
+  J.dag.span = rf.span;
+  J.dag.burdened_span = rf.bspan;
+  if (sharing_) retire(J);  // its workers leave; its cores are free at the next boundary
   if (--jobs_left_ == 0) done_ = true;
 }
 
@@ -608,10 +696,10 @@ time_ps engine::give_up(worker& w, entry below, entry top) {
   detach_bottom(w);
   if (below != no_entry) w.pre.push(below);
   w.pre.push(top);
-  const time_ps took = sched_->give_up(w);
+  const time_ps took = job_of(w).sched->give_up(w);
   ++w.c.quota_giveups;
   on_exposed(w);  // wake a sleeper for the work handed over
-  sched_->check();
+  job_of(w).sched->check();
   return go_idle(w, took);
 }
 
@@ -668,20 +756,26 @@ task_id engine::take_own(worker& w) {
 }
 
 time_ps engine::find_work(worker& w) {
-  const task_id own = take_own(w);
+  task_id own = take_own(w);
+  time_ps mugging = 0;
+  if (own == none && sharing_ && mug(w)) {  // several jobs: a parked worker's deques before stealing
+    own = take_own(w);
+    mugging = vary(w, c_.probe) + vary(w, c_.steal);
+  }
   if (own != none) {
     begin_strand(w);
-    w.c.busy += c_.take;
+    w.c.busy += c_.take + mugging;
     trace(w.index, 1000, own);
-    return now_ + c_.take + run_task(w, own);
+    return now_ + c_.take + mugging + run_task(w, own);
   }
   start_searching(w);
   return search(w);
 }
 
 void engine::start_searching(worker& w) {
-  ++idle_;
-  ++searching_;
+  job& J = job_of(w);
+  ++J.idle;
+  ++J.searching;
   w.state = wstate::searching;
   w.rounds = 0;
   w.round.reset();
@@ -691,27 +785,38 @@ void engine::start_searching(worker& w) {
 // One event of the search loop: a round's start (a root task, else the scheduler's round), one probe,
 // or, after spin_rounds fruitless rounds, an attempt to sleep.
 time_ps engine::search(worker& w) {
+  job& J = job_of(w);
   if (!w.round) {
-    if (!injected_.empty()) {  // take_root
-      const task_id r = injected_.front();
-      injected_.pop_front();
+    if (!J.injected.empty()) {  // take_root
+      const task_id r = J.injected.front();
+      J.injected.pop_front();
       found_work(w);
-      sched_->begin_root(w);
+      J.sched->begin_root(w);
       begin_strand(w);
       w.c.busy += c_.take;
       trace(w.index, 1001, r);
-      if (checks_) sched_->check();
+      if (checks_) J.sched->check();
       return now_ + c_.take + run_task(w, r);
     }
+    if (sharing_ && !J.muggable.empty() && mug(w)) {  // several jobs: mug before stealing
+      const task_id own = take_own(w);
+      found_work(w);
+      begin_strand(w);
+      const time_ps cost = vary(w, c_.probe) + vary(w, c_.steal) + c_.take;
+      w.c.busy += cost;
+      trace(w.index, 1002, own);
+      return now_ + cost + run_task(w, own);
+    }
     if (w.rounds > 0 && !policy::keep_spinning(w.rounds, cfg_.idle)) return try_sleep(w);
-    if (!sched_->begin_round(w)) {  // nobody to steal from
+    if (!J.sched->begin_round(w)) {  // nobody to steal from
+      if (sharing_) count_self_pick(w);  // its only possible victim is itself
       ++w.c.failed_steals;
       ++w.rounds;
       ++w.c.spins;
       return now_ + vary(w, c_.probe) + vary(w, c_.spin);
     }
   }
-  const probe_result r = sched_->probe(w);
+  const probe_result r = J.sched->probe(w);
   const time_ps probe = vary(w, c_.probe);
   if (r.task != none) {
     w.round.reset();
@@ -719,7 +824,7 @@ time_ps engine::search(worker& w) {
     begin_strand(w);
     const time_ps steal = vary(w, c_.steal);
     w.c.busy += steal;
-    if (checks_) sched_->check();
+    if (checks_) J.sched->check();
     return now_ + probe + steal + run_task(w, r.task);
   }
   if (!r.round_over) return now_ + probe;
@@ -736,17 +841,19 @@ time_ps engine::search(worker& w) {
 // parking_lot::sleep: register as a sleeper, re-check the visible work, then sleep (timed if this was
 // the last searcher while someone works).
 time_ps engine::try_sleep(worker& w) {
+  job& J = job_of(w);
   w.rounds = 0;
-  ++sleepers_;
-  const std::uint32_t left = --searching_;
-  if (work_visible()) {
-    --sleepers_;
-    ++searching_;
+  ++J.sleepers;
+  const std::uint32_t left = --J.searching;
+  if (work_visible(J)) {
+    --J.sleepers;
+    ++J.searching;
     return now_ + c_.probe;
   }
-  const bool timed = policy::timed_sleep(left, idle_, cfg_.workers);
+  const bool timed = policy::timed_sleep(left, J.idle, J.awake);
   w.state = wstate::sleeping;
-  sleep_queue_.emplace_back(w.index, ++ticket_[w.index]);
+  J.sleep_queue.emplace_back(w.index, ++ticket_[w.index]);
+  if (cores_) give_core(w);  // off: a sleeper leaves its core to the next runnable worker
   if (!timed) return never;
   const time_ps at = now_ + c_.park + w.backoff_ns * 1000;
   w.backoff_ns = policy::next_backoff(w.backoff_ns, cfg_.idle);
@@ -755,9 +862,10 @@ time_ps engine::try_sleep(worker& w) {
 
 // The sleeper runs again (woken, or its timeout passed): it searches.
 time_ps engine::wake_up(worker& w) {
+  job& J = job_of(w);
   ++ticket_[w.index];  // leaves the sleepers' queue, if still in it
-  --sleepers_;
-  ++searching_;
+  --J.sleepers;
+  ++J.searching;
   ++w.c.parks;
   ++w.c.wakes;
   w.state = wstate::searching;
@@ -766,26 +874,29 @@ time_ps engine::wake_up(worker& w) {
   return search(w);
 }
 
-void engine::wake_one(worker* waker) {
-  while (!sleep_queue_.empty()) {
-    const auto [i, ticket] = sleep_queue_.front();
-    sleep_queue_.pop_front();
+void engine::wake_one(job& J, worker* waker) {
+  while (!J.sleep_queue.empty()) {
+    const auto [i, ticket] = J.sleep_queue.front();
+    J.sleep_queue.pop_front();
     if (ticket != ticket_[i]) continue;  // stale: it woke on its own
     ++ticket_[i];
     if (waker) waker->penalty += c_.wake_call;
-    q_.schedule(i, now_ + (waker ? c_.wake_call : 0) + c_.wake);
+    // off: a sleeper already waiting for a core wakes when it gets one (its event is due then).
+    if (!(cores_ && cores_->waiting(i))) q_.schedule(i, now_ + (waker ? c_.wake_call : 0) + c_.wake);
     return;
   }
 }
 
 void engine::found_work(worker& w) {
-  const std::uint32_t before = searching_--;
-  --idle_;
-  if (policy::wake_on_found(before, sleepers_)) wake_one(&w);
+  job& J = job_of(w);
+  const std::uint32_t before = J.searching--;
+  --J.idle;
+  if (policy::wake_on_found(before, J.sleepers)) wake_one(J, &w);
 }
 
 void engine::on_exposed(worker& waker) {
-  if (policy::wake_on_exposed(sleepers_, searching_)) wake_one(&waker);
+  job& J = job_of(waker);
+  if (policy::wake_on_exposed(J.sleepers, J.searching)) wake_one(J, &waker);
 }
 
 time_ps engine::vary(worker& w, time_ps c) {
@@ -794,9 +905,9 @@ time_ps engine::vary(worker& w, time_ps c) {
   return static_cast<time_ps>(static_cast<double>(c) * (1.0 - c_.jitter + 2.0 * c_.jitter * u));
 }
 
-bool engine::work_visible() const {
-  if (!injected_.empty() || sched_->holds_work()) return true;
-  for (std::uint32_t i = 0; i < cfg_.workers; ++i)
+bool engine::work_visible(const job& J) const {
+  if (!J.injected.empty() || J.sched->holds_work() || !J.muggable.empty()) return true;
+  for (std::uint32_t i = J.base; i < J.base + J.count; ++i)
     if (!w_[i].pre.looks_empty() || !w_[i].fresh.looks_empty()) return true;
   return false;
 }
@@ -830,6 +941,10 @@ void worker_counters::add(const worker_counters& o) {
   quota_max_used = std::max(quota_max_used, o.quota_max_used);
   quota_overrun_bytes += o.quota_overrun_bytes;
   busy += o.busy;
+  mugs += o.mugs;
+  drains += o.drains;
+  preemptions += o.preemptions;
+  overrun += o.overrun;
 }
 
 run_result simulate(dag_source& source, const costs& c, const run_config& cfg) {

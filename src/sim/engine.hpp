@@ -13,18 +13,25 @@
 // (sim_deque.hpp), the finish protocol of docs/finish.md (counted units, detaching, W1), the worker's
 // work-first depth (head - base), give-ups and reservations under DFDeques (src/core/give_up.cpp,
 // src/core/memory.cpp).
+//
+// Several jobs (simulate_jobs; sharing.hpp, engine_sharing.cpp): each job is one runtime with its own
+// workers, idle routine and scheduler, in the same event queue; an arbiter event at every quantum
+// boundary sets each job's allotment, and the job parks or wakes workers to match it.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/analysis.hpp"
 #include "sim/costs.hpp"
 #include "sim/dag_source.hpp"
 #include "sim/event_queue.hpp"
+#include "sim/sharing.hpp"
 #include "sim/sim_worker.hpp"
 #include "sim/task_pool.hpp"
 #include "slaw/policy/adp.hpp"
@@ -35,7 +42,7 @@ namespace slaw::sim {
 enum class scheduler_kind : std::uint8_t { ws, dfdeques };
 
 struct run_config {
-  std::uint32_t workers = 1;  // 1 .. 1024
+  std::uint32_t workers = 1;  // 1 .. 1024 (several jobs: each job's)
   policy::mode mode = policy::mode::dyn;
   policy::adp_params adp;
   scheduler_kind scheduler = scheduler_kind::ws;
@@ -68,18 +75,41 @@ struct run_result {
 // configuration and std::logic_error if the simulation stalls (a simulator bug).
 run_result simulate(dag_source& source, const costs& c, const run_config& cfg);
 
+// A multi-job run: `run` has the totals over all jobs (counters, hash, events, violations; makespan is
+// the last completion less the first arrival), `jobs` each job, `quanta` every quantum of every job.
+struct sharing_result {
+  run_result run;
+  std::vector<job_result> jobs;
+  std::vector<quantum_record> quanta;
+  time_ps first_arrival = 0;
+  time_ps busy = 0;      // core time spent running tasks and runtime operations on them (all jobs)
+  time_ps allotted = 0;  // core time handed out: the integral of min(P, sum of the allotments)
+  std::uint64_t allotment_rounds = 0;  // quantum boundaries with a job present
+};
+
+// Runs `jobs` (each with its own source and arrival) on `s.cores` simulated cores, each job with
+// cfg.workers workers, under two-level scheduling (sharing.hpp). Throws as simulate does.
+sharing_result simulate_jobs(std::span<const job_input> jobs, const costs& c, const run_config& cfg,
+                             const sharing_config& s);
+
 class checker;
 class sim_scheduler;
+class core_sharing;
 
 class engine {
  public:
   engine(dag_source& source, const costs& c, const run_config& cfg);
+  engine(std::span<const job_input> jobs, const costs& c, const run_config& cfg, const sharing_config& s);
   ~engine();
   run_result run();
+  sharing_result run_jobs();
 
   // ---- what the schedulers (sched_ws.cpp, sched_dfd.cpp) use: the thief side and the records
   worker& at(std::uint32_t i) noexcept { return w_[i]; }
-  std::uint32_t workers() const noexcept { return cfg_.workers; }
+  std::uint32_t workers() const noexcept { return cfg_.workers; }  // per job
+  // The workers a thief of `job` may probe, as global indices; a worker's `slot` is its position here.
+  // One job: all of them; several: the job's active workers.
+  const std::vector<std::uint32_t>& victims(std::uint32_t job) const noexcept { return jobs_[job].victims; }
   const run_config& config() const noexcept { return cfg_; }
   const cost_ps& cost() const noexcept { return c_; }
   task& t(task_id id) noexcept { return tasks_[id]; }
@@ -96,9 +126,21 @@ class engine {
   void note_quota_used(worker& w, std::int64_t used);
   void trace(std::uint32_t w, std::uint32_t what, std::uint32_t id) noexcept;
   checker* checks() noexcept { return checks_.get(); }
+  // Several jobs: a steal attempt on a victim that was not working (purely unsuccessful, a self-pick
+  // included) or working, with the victim's queued entries (the digest's §IV-B counters).
+  void count_attempt(const worker& thief, bool purely_unsuccessful, std::uint64_t victim_queued) noexcept;
+  // The thief's own slot came up (sharing_config::self_picks says whether it counts).
+  void count_self_pick(const worker& thief) noexcept;
+  bool sharing() const noexcept { return sharing_; }
 
  private:
   friend class checker;
+  struct job;
+  void setup_workers();
+  void start_job(std::uint32_t j);
+  // The main loop until every job is done.
+  void loop();
+  run_result totals();
   time_ps on_event(worker& w);
   // Running: applies w.pending; returns the time to w's next event.
   time_ps apply(worker& w);
@@ -143,42 +185,107 @@ class engine {
   void start_searching(worker& w);
   void found_work(worker& w);
   void on_exposed(worker& waker);
-  // Wakes the first sleeper; the waker (none: the thread calling run) pays the system call.
-  void wake_one(worker* waker);
+  // Wakes the first sleeper of J; the waker (none: the thread calling run) pays the system call.
+  void wake_one(job& J, worker* waker);
   // A cost of the idle routine with the model's jitter (the worker's own seeded stream).
   time_ps vary(worker& w, time_ps c);
-  bool work_visible() const;
+  bool work_visible(const job& J) const;
   void job_done(std::uint32_t job, time_ps at);
+  job& job_of(const worker& w) noexcept { return jobs_[w.job]; }
 
-  dag_source& src_;
+  // ---- several jobs (engine_sharing.cpp)
+  void on_machine_event(std::uint32_t which);
+  void schedule_machine();
+  void arrive(std::uint32_t j);
+  void boundary();
+  policy::quantum_sample sample(job& J) const;
+  void set_allotment(std::uint32_t j, std::uint32_t a);
+  void activate(worker& w);
+  void deactivate(worker& w);
+  void rebuild_victims(job& J);
+  // w leaves its job's runtime (no core): its deques stay muggable (ws) or go to R (DFDeques).
+  void park(worker& w);
+  // An event of a draining worker: it parks, its running task captured at this safe point.
+  time_ps drain(worker& w);
+  // w's running task, `left` of its strand still to run, becomes resumable by any worker of its job.
+  void capture(worker& w, time_ps left);
+  time_ps unpark(worker& w);
+  // Takes a parked worker's deques whole; false if none is muggable.
+  bool mug(worker& w);
+  // J is done: its workers leave and its cores are free.
+  void retire(job& J);
+  void account_allotted();
+  void check_allotments();
+  std::uint32_t present_jobs() const;
+  time_ps busy_so_far(const job& J) const;
+  // Time-sharing under off (core_sharing.hpp).
+  bool need_core(std::uint32_t wi);
+  void give_core(worker& w);
+  void schedule_os();
+  void on_slice_end();
+
   run_config cfg_;
   cost_ps c_;
   std::unique_ptr<worker[]> w_;
+  std::uint32_t nworkers_ = 0;  // all jobs' workers
   std::deque<task> tasks_;       // stable references (records only grow, then are reused)
   std::vector<task_id> free_tasks_;
   std::deque<finish> fins_;
   std::vector<finish_id> free_fins_;
   std::uint64_t live_tasks_ = 0, peak_live_tasks_ = 0, tasks_made_ = 0, dummies_made_ = 0;  // dummies: DFDeques'
   event_queue q_;
-  std::unique_ptr<sim_scheduler> sched_;
   std::unique_ptr<checker> checks_;
   time_ps now_ = 0;
   bool done_ = false;
-  // Idle workers (src/core/parking.hpp's counts) and the sleepers, first asleep first woken.
-  std::uint32_t searching_ = 0, sleepers_ = 0, idle_ = 0;
-  std::deque<std::pair<std::uint32_t, std::uint64_t>> sleep_queue_;  // (worker, ticket)
-  std::vector<std::uint64_t> ticket_;  // a worker's current ticket; stale queue entries are skipped
-  std::deque<task_id> injected_;       // root tasks not taken yet (runtime::run)
+  std::vector<std::uint64_t> ticket_;  // a worker's current ticket; stale sleep-queue entries are skipped
+  // Per quantum, the digest's §IV-B counters of one job's workers.
+  struct quantum_counters {
+    std::uint64_t attempts = 0, purely = 0, length = 0, mugs = 0;
+  };
+  // A job: one runtime (its workers [base, base + count), its scheduler and idle routine) and its root.
   struct job {
+    dag_source* src = nullptr;
     finish_id root_finish = none;
-    time_ps end = 0;
-    bool done = false;
+    time_ps arrival = 0, end = 0;
+    bool arrived = false, done = false;
+    std::uint32_t base = 0, count = 0;
+    std::unique_ptr<sim_scheduler> sched;
+    // Idle workers (src/core/parking.hpp's counts) and the sleepers, first asleep first woken.
+    std::uint32_t searching = 0, sleepers = 0, idle = 0;
+    std::uint32_t awake = 0;  // workers in the runtime (not parked): the idle routine's `workers`
+    std::deque<std::pair<std::uint32_t, std::uint64_t>> sleep_queue;  // (worker, ticket)
+    std::deque<task_id> injected;  // root tasks not taken yet (runtime::run)
+    std::vector<std::uint32_t> victims;  // global indices; a worker's slot is its position
+    // Its analysis and tallies.
+    dag_analysis dag;
+    std::uint64_t tasks = 0;
+    // Two-level scheduling.
+    std::uint32_t allotment = 0, holders = 0;  // cores allotted; workers holding one (active)
+    std::uint32_t allotment_q = 0;             // a(q): the allotment in force during this quantum
+    std::deque<std::uint32_t> muggable;        // parked workers whose deques may hold work (FIFO)
+    policy::desire_state desire;
+    std::uint64_t quantum = 1;
+    time_ps quantum_start = 0, busy_at_start = 0;
+    quantum_counters qc;
   };
   std::vector<job> jobs_;
   std::uint32_t jobs_left_ = 0;
+  // Several jobs.
+  bool sharing_ = false;
+  sharing_config share_;
+  std::vector<std::uint32_t> arrival_order_;  // jobs by arrival time, then index
+  std::size_t next_arrival_ = 0;
+  time_ps next_boundary_ = never;
+  std::unique_ptr<core_sharing> cores_;  // off only
+  std::unordered_map<task_id, step> saved_;  // pending steps of captured tasks
+  std::vector<quantum_record> quanta_;
+  time_ps allotted_ = 0, allotted_since_ = 0;
+  std::uint32_t allotted_now_ = 0;
+  std::uint64_t allotment_rounds_ = 0;
+  policy::desire_params dparams_;  // share_.desire capped at the job's workers
+  double steal_ns_ = 0;            // one fruitless attempt's share of a round, for S_max
   // Memory, process-wide.
   std::int64_t frames_live_ = 0, user_live_ = 0, peak_frames_ = 0, peak_user_ = 0, peak_all_ = 0;
-  dag_analysis dag_;
   std::uint64_t hash_ = 0, events_ = 0;
 };
 

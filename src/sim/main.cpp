@@ -1,4 +1,4 @@
-// slaw-sim: simulate slaw's schedulers on a generated workload (docs/simulation.md).
+// slaw-sim: simulate slaw's schedulers on a generated workload or a recorded DAG (docs/simulation.md).
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,7 +9,9 @@
 #include <stdexcept>
 
 #include "sim/options.hpp"
+#include "sim/recorded.hpp"
 #include "sim/report.hpp"
+#include "sim/run_jobs.hpp"
 #include "sim/workloads.hpp"
 
 extern char** environ;
@@ -23,6 +25,9 @@ void list() {
   for (const workload_info& w : workloads()) {
     std::cout << "  " << w.syntax << "\n      " << w.about << "\n";
   }
+  std::cout << "\nRecorded DAGs (--dag FILE, instead of --gen):\n"
+               "  a run's DAG written by the runtime with SLAW_RECORD=FILE; each strand costs what it measured,\n"
+               "  each frame its recorded bytes; the file is validated whole before use (docs/simulation.md)\n";
   std::cout << "\nCost models (--costs): ";
   for (const std::string& n : costs::model_names()) std::cout << n << ' ';
   std::cout << "\nCost keys (--cost KEY=VALUE, or lines of a --costs file):\n";
@@ -52,9 +57,18 @@ int plot(const options& o, const std::string& csv, const std::string& title) {
 }
 
 int run(const options& o) {
-  std::unique_ptr<dag_source> src = make_workload(o.gen);
+  std::unique_ptr<dag_source> src;
+  std::string recorded;  // --dag: the DAG's own work and span, printed above the simulator's
+  if (!o.dag.empty()) {
+    std::unique_ptr<recorded_source> r = make_recorded(o.dag);
+    recorded = r->summary();
+    src = std::move(r);
+  } else {
+    src = make_workload(o.gen);
+  }
   table tab(std::cout);
   tab.title(src->name(), o);
+  std::cout << recorded;
   std::vector<result_line> lines;
   bool shown = false;
   dag_analysis shown_dag;
@@ -126,8 +140,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
-    return run(o);
-  } catch (const std::invalid_argument& e) {  // a bad --gen
+    return o.jobs.empty() ? run(o) : run_sharing(o);  // run_sharing: several jobs (run_jobs.cpp)
+  } catch (const std::invalid_argument& e) {  // a bad --gen, or a --dag file that is missing or invalid
     std::cerr << "slaw-sim: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

@@ -73,13 +73,15 @@ std::vector<std::uint32_t> parse_workers(const std::string& s) {
 
 std::string usage() {
   std::string s =
-      "usage: slaw-sim --gen WORKLOAD [options]\n"
+      "usage: slaw-sim --gen WORKLOAD | --dag FILE [options]\n"
       "Simulates the slaw runtime's schedulers (the runtime's own policy code) on P = 1..1024 simulated\n"
       "workers and prints, per configuration, the simulated time, the speedup over the work, steals,\n"
       "the largest work-first depth, fresh-task count and live bytes; and the computation's work, span\n"
       "and parallelism as Cilkscale reports them. docs/simulation.md has the model and its calibration.\n"
       "\n"
       "  --gen SPEC             the workload (see --list), e.g. fib:30, fj:1024,reps=100, uts:T3, dc:12\n"
+      "  --dag FILE             instead of --gen: a DAG recorded from a real run (SLAW_RECORD=FILE); also\n"
+      "                         prints its own work, span and parallelism as recorded\n"
       "  --workers LIST         worker counts: 1,2,4 | 1-256 | 1-1024*2 (doubling) | 8-64+8; default 1\n"
       "  --policy LIST          spawn policies of work stealing: wf, hf, dyn (ADP); default dyn\n"
       "  --scheduler LIST       ws (SLAW's adaptive work stealing), dfdeques (DFDeques(K)); default ws\n"
@@ -98,7 +100,7 @@ std::string usage() {
       "  --detail FILE          every counter of every configuration, one CSV line each\n"
       "  --plot FILE.png        plot time and speedup against workers (runs src/sim/plot_sim.py)\n"
       "  --python PATH          the Python with matplotlib for --plot; default /usr/bin/python3\n"
-      "  --list                 the workloads, their cost models, and the cost keys\n"
+      "  --list                 the workloads, their cost models, and the cost keys\n" + sharing_usage() +
       "  --help                 this text\n";
   return s;
 }
@@ -118,7 +120,11 @@ options parse_options(int argc, char** argv) {
     if (a == "--help" || a == "-h") o.help = true;
     else if (a == "--list") o.list = true;
     else if (a == "--gen") o.gen = value();
-    else if (a == "--workers") o.workers = parse_workers(value());
+    else if (a == "--dag") o.dag = value();
+    else if (a == "--workers") {
+      o.workers = parse_workers(value());
+      o.workers_given = true;
+    } else if (parse_sharing_option(o, a, i, argc, argv)) continue;
     else if (a == "--policy") {
       policies = split(value(), ',');
       for (const std::string& p : policies)
@@ -157,7 +163,11 @@ options parse_options(int argc, char** argv) {
     else throw usage_error("unknown option '" + a + "' (see --help)");
   }
   if (o.help || o.list) return o;
-  if (o.gen.empty()) throw usage_error("--gen is required (see --list for the workloads)");
+  sharing_options_done(o);
+  if (o.gen.empty() && o.dag.empty() && o.jobs.empty())
+    throw usage_error("--gen or --dag is required: a workload (see --list) or a recorded DAG file");
+  if (!o.gen.empty() && !o.dag.empty())
+    throw usage_error("--gen '" + o.gen + "' and --dag '" + o.dag + "': give one of the two, not both");
   // The cost model, then the overrides.
   bool named = false;
   for (const std::string& n : costs::model_names()) named |= n == o.cost_model;

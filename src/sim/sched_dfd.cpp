@@ -1,7 +1,8 @@
 // DFDeques(K), thief side and give-ups, as src/sched/dfdeques/ does them: R's order and every decision
 // about it are policy::deque_order's; the tasks are here (an owned deque is its worker's preempted
 // deque, an ownerless one a list of entries taken from its bottom). One lock guards R: a steal attempt
-// that finds it held fails (try_lock), a give-up waits for it; each holds it `dfd_lock`.
+// that finds it held fails (try_lock), a give-up waits for it; each holds it `dfd_lock`. One instance
+// per job; R holds global worker indices, the per-worker arrays are indexed from the job's first.
 #include <cassert>
 #include <limits>
 
@@ -19,8 +20,13 @@ class dfd_scheduler final : public sim_scheduler {
   static constexpr std::uint32_t ownerless_bit = std::uint32_t{1} << 31;
 
  public:
-  dfd_scheduler(engine& e, std::uint64_t quota)
-      : e_(e), quota_(quota), r_(e.workers()), own_(e.workers(), r_.end()), has_own_(e.workers(), 0) {}
+  dfd_scheduler(engine& e, std::uint32_t job, std::uint64_t quota)
+      : e_(e),
+        base_(job * e.workers()),
+        quota_(quota),
+        r_(e.workers()),
+        own_(e.workers(), r_.end()),
+        has_own_(e.workers(), 0) {}
 
   // Work-first by definition (Narlikar Fig. 5: a fork pushes the parent and runs the child); the space
   // bound comes from the quota, so ADP's stack condition is off (src/sched/dfdeques/dfdeques.cpp).
@@ -39,6 +45,7 @@ class dfd_scheduler final : public sim_scheduler {
     const time_ps now = e_.now();
     if (now < lock_until_) {  // another steal or give-up holds R: a failed attempt
       ++t_.failed_attempts;
+      if (e_.sharing()) e_.count_attempt(thief, true, 0);  // it met another thief
       return r;
     }
     lock_until_ = now + e_.cost().dfd_lock;
@@ -46,10 +53,15 @@ class dfd_scheduler final : public sim_scheduler {
     const order::position victim = r_.pick_victim(random);
     if (victim == r_.end()) {
       ++t_.failed_attempts;
+      if (e_.sharing()) e_.count_attempt(thief, true, 0);  // no deque there
       return r;
     }
     const std::uint32_t id = victim->id;
     const bool ownerless = victim->kind == policy::deque_kind::ownerless;
+    if (e_.sharing()) {  // an owned deque's owner working or not; an ownerless one holds work
+      if (ownerless) e_.count_attempt(thief, false, victim->tasks);
+      else e_.count_attempt(thief, e_.at(id).state != wstate::running, e_.at(id).pre.size());
+    }
     entry got = no_entry;
     worker* owner = nullptr;
     if (!ownerless) {
@@ -70,8 +82,8 @@ class dfd_scheduler final : public sim_scheduler {
       ++t_.failed_attempts;
       return r;
     }
-    own_[thief.index] = r_.take_bottom(victim, {thief.index, policy::deque_kind::owned, 0});
-    has_own_[thief.index] = 1;
+    own_[thief.index - base_] = r_.take_bottom(victim, {thief.index, policy::deque_kind::owned, 0});
+    has_own_[thief.index - base_] = 1;
     if (ownerless && nodes_[id & ~ownerless_bit].bottom == nodes_[id & ~ownerless_bit].entries.size())
       recycle(id & ~ownerless_bit);
     ++t_.steals;
@@ -87,8 +99,9 @@ class dfd_scheduler final : public sim_scheduler {
 
   // A root's deque goes to the right end of R (later roots have lower priority); a new quota period.
   void begin_root(worker& w) override {
-    own_[w.index] = r_.enter_root(has_own_[w.index] ? own_[w.index] : r_.end(), w.index);
-    has_own_[w.index] = 1;
+    const std::uint32_t me = w.index - base_;
+    own_[me] = r_.enter_root(has_own_[me] ? own_[me] : r_.end(), w.index);
+    has_own_[me] = 1;
     w.quota.new_period(w.live);
   }
 
@@ -96,15 +109,24 @@ class dfd_scheduler final : public sim_scheduler {
     const time_ps now = e_.now();
     const time_ps start = lock_until_ > now ? lock_until_ : now;  // the give-up waits for the lock
     lock_until_ = start + e_.cost().dfd_lock;
-    assert(has_own_[w.index] && "DFDeques: a worker gave up a deque it does not own");
-    const std::uint32_t d = new_node();
-    w.pre.take_all(nodes_[d].entries);
-    const order::position at = r_.give_up(own_[w.index], d | ownerless_bit, nodes_[d].entries.size());
-    has_own_[w.index] = 0;
-    own_[w.index] = r_.end();
+    assert(has_own_[w.index - base_] && "DFDeques: a worker gave up a deque it does not own");
+    hand_over(w);
     ++t_.giveups;
-    if (at == r_.end()) recycle(d);
     return lock_until_ - now;
+  }
+
+  // A parked worker's deque stays where it is in R, ownerless (as a give-up, without the lock's wait:
+  // the arbiter's decision is not on a worker's path).
+  void park(worker& w) override {
+    if (has_own_[w.index - base_]) hand_over(w);
+  }
+
+  spare_work spare() const override {
+    spare_work s;
+    for (auto d = r_.begin(); d != r_.end(); ++d)
+      if (d->kind == policy::deque_kind::ownerless) ++s.deques;
+    s.entries = r_.ownerless_tasks();
+    return s;
   }
 
   bool holds_work() const override { return r_.ownerless_tasks() != 0; }
@@ -127,7 +149,9 @@ class dfd_scheduler final : public sim_scheduler {
       }
       view.push_back(std::move(d));
     }
-    if (quota_ == 0 && r_.deques() > e_.workers()) ch->fail("DFDeques(K = inf): more deques in R than workers");
+    // Not under two-level scheduling: a parked worker's deque stays in R, ownerless, beside its new one.
+    if (quota_ == 0 && !e_.sharing() && r_.deques() > e_.workers())
+      ch->fail("DFDeques(K = inf): more deques in R than workers");
     ch->lemma_3_1(view);
   }
 
@@ -144,10 +168,21 @@ class dfd_scheduler final : public sim_scheduler {
     std::size_t bottom = 0;
   };
   void remove_own(worker& w) {
-    if (!has_own_[w.index]) return;
-    r_.remove(own_[w.index]);
-    has_own_[w.index] = 0;
-    own_[w.index] = r_.end();
+    const std::uint32_t me = w.index - base_;
+    if (!has_own_[me]) return;
+    r_.remove(own_[me]);
+    has_own_[me] = 0;
+    own_[me] = r_.end();
+  }
+  // w's deque becomes ownerless in its place (deleted if empty).
+  void hand_over(worker& w) {
+    const std::uint32_t me = w.index - base_;
+    const std::uint32_t d = new_node();
+    w.pre.take_all(nodes_[d].entries);
+    const order::position at = r_.give_up(own_[me], d | ownerless_bit, nodes_[d].entries.size());
+    has_own_[me] = 0;
+    own_[me] = r_.end();
+    if (at == r_.end()) recycle(d);
   }
   std::uint32_t new_node() {
     if (!free_.empty()) {
@@ -165,6 +200,7 @@ class dfd_scheduler final : public sim_scheduler {
   }
 
   engine& e_;
+  std::uint32_t base_;
   std::uint64_t quota_;
   order r_;
   std::vector<order::position> own_;
@@ -177,8 +213,8 @@ class dfd_scheduler final : public sim_scheduler {
 
 }  // namespace
 
-std::unique_ptr<sim_scheduler> make_dfdeques(engine& e, std::uint64_t quota) {
-  return std::make_unique<dfd_scheduler>(e, quota);
+std::unique_ptr<sim_scheduler> make_dfdeques(engine& e, std::uint32_t job, std::uint64_t quota) {
+  return std::make_unique<dfd_scheduler>(e, job, quota);
 }
 
 }  // namespace slaw::sim

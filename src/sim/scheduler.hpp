@@ -5,6 +5,8 @@
 //             event, each victim's preempted deque first (configurable), the oldest entry only
 //   dfdeques  DFDeques(K) (src/sched/dfdeques/): one attempt per round at the i-th deque of the list R
 //             (policy::deque_order), the quota (policy::quota) reset at every steal
+// Each job of a multi-job run has its own instance (a runtime per process). Under two-level scheduling
+// a thief also reports every attempt (engine::count_attempt) for its job's desire.
 #pragma once
 
 #include <cstdint>
@@ -47,9 +49,19 @@ class sim_scheduler {
     std::uint64_t steals = 0, failed_attempts = 0, giveups = 0, deletions = 0, max_deques = 0;
   };
   virtual tallies tally() const { return {}; }
+  // Several jobs: w leaves its runtime (its job lost a core). ws: its deques stay with it, muggable;
+  // DFDeques: it gives its deque up to R in place, so that R's priority order still holds.
+  virtual void park(worker&) {}
+  // Work held outside the workers' deques (DFDeques' ownerless deques), for e and Q' of the desire.
+  struct spare_work {
+    std::uint32_t deques = 0;
+    std::uint64_t entries = 0;
+  };
+  virtual spare_work spare() const { return {}; }
 };
 
-std::unique_ptr<sim_scheduler> make_ws(engine& e);
-std::unique_ptr<sim_scheduler> make_dfdeques(engine& e, std::uint64_t quota);
+// The scheduler of job `job` (workers job * W .. job * W + W - 1).
+std::unique_ptr<sim_scheduler> make_ws(engine& e, std::uint32_t job);
+std::unique_ptr<sim_scheduler> make_dfdeques(engine& e, std::uint32_t job, std::uint64_t quota);
 
 }  // namespace slaw::sim

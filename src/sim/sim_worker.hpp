@@ -29,6 +29,10 @@ struct worker_counters {
   std::int64_t quota_max_used = 0;
   std::uint64_t quota_overrun_bytes = 0;
   time_ps busy = 0;  // time spent running tasks and in the runtime's operations on them
+  // Several jobs (engine_sharing.cpp): deques taken whole from parked workers, and tasks captured when
+  // the worker parked at a safe point (drains) or was preempted mid-strand a quantum later.
+  std::uint64_t mugs = 0, drains = 0, preemptions = 0;
+  time_ps overrun = 0;  // time it ran after losing its core, until it parked or got one back
 
   void add(const worker_counters& o);
 };
@@ -38,6 +42,7 @@ enum class wstate : std::uint8_t {
   find_work,  // about to run the idle routine (take its own work, else search)
   searching,  // in steal rounds
   sleeping,   // parked, in the sleepers' queue (maybe with a timed wake-up)
+  parked,     // several jobs: outside its job's allotment (no core); an event, if any, wakes it
 };
 
 struct worker {
@@ -67,6 +72,13 @@ struct worker {
   policy::quota quota;
 
   worker_counters c;
+
+  // Several jobs (engine_sharing.cpp). A single run keeps the defaults: one job, every worker active.
+  std::uint32_t job = 0;        // the job (runtime) it belongs to
+  std::uint32_t slot = 0;       // its position among its job's victims (the job's active workers)
+  bool active = true;           // holds one of its job's allotted cores
+  bool draining = false;        // lost its core: parks at its next event (a safe point)
+  time_ps drain_since = 0;      // when it was told (preempted at the next quantum boundary at the latest)
 
   std::uint64_t next_random() noexcept {  // the runtime's xorshift (worker::next_random)
     rng ^= rng << 13;

@@ -36,6 +36,8 @@ struct task {
   task_kind kind = task_kind::called;
   std::uint8_t retry = 0;           // an alloc (1) or a dummy task's give-up (2) to resume with
   std::uint8_t builtin = 0;         // 0: the workload's task; 1: a DFDeques dummy task (state.a = count)
+  std::uint8_t saved = 0;           // several jobs: captured when its worker parked; its pending step
+                                    // waits in engine::saved_ for whoever resumes it
   std::int64_t retry_bytes = 0;
   time_ps span = 0, bspan = 0;      // longest path to this point (work/span analysis)
 };

@@ -6,7 +6,8 @@
 // one of the N tasks itself:  for r < reps: finish { for 1 <= i < N: async task(i); task(0) }
 // Cost model: a task is a noinline call incrementing a slot, 1.7 ns (t0 of experiment A3,
 // bench/results/experiments/summary.md); the loop and an inner node of fj-rec cost 1.15 ns (a call
-// of the serial recursion, as fib's).
+// of the serial recursion, as fib's). `gap` (fj, spawncost; default 0) is the parent's own work before
+// each spawn: A-Deque's constant-parallelism program spawns its N long tasks with "a small delay".
 #include "sim/workloads.hpp"
 
 namespace slaw::sim {
@@ -15,9 +16,16 @@ namespace {
 
 class fj_source final : public dag_source {
  public:
-  fj_source(bool rec, bool own, std::uint64_t n, std::uint64_t reps, double task_ns, double node_ns,
+  fj_source(bool rec, bool own, std::uint64_t n, std::uint64_t reps, double task_ns, double node_ns, double gap_ns,
             std::uint32_t frame)
-      : rec_(rec), own_(own), n_(n), reps_(reps), task_(from_ns(task_ns)), node_(from_ns(node_ns)), frame_(frame) {}
+      : rec_(rec),
+        own_(own),
+        n_(n),
+        reps_(reps),
+        task_(from_ns(task_ns)),
+        node_(from_ns(node_ns)),
+        gap_(from_ns(gap_ns)),
+        frame_(frame) {}
 
   std::string name() const override {
     return std::string(rec_ ? "fj-rec:" : own_ ? "spawncost:" : "fj:") + std::to_string(n_) +
@@ -53,6 +61,7 @@ class fj_source final : public dag_source {
       case 1:
         if (t.c < n_ - (own_ ? 1 : 0)) {
           ++t.c;
+          s.work = gap_;
           s.what = op::spawn;
           s.child = body{0, 1, 0, 0};
           s.child_bytes = frame_;
@@ -73,7 +82,9 @@ class fj_source final : public dag_source {
 
   std::string cost_model() const override {
     return "task: " + std::to_string(to_ns(task_)) + " ns" +
-           (rec_ ? "; inner node: " + std::to_string(to_ns(node_)) + " ns" : "") + "; frame " + std::to_string(frame_) + " B";
+           (rec_ ? "; inner node: " + std::to_string(to_ns(node_)) + " ns" : "") +
+           (gap_ ? "; before each spawn: " + std::to_string(to_ns(gap_)) + " ns" : "") + "; frame " +
+           std::to_string(frame_) + " B";
   }
 
  private:
@@ -106,7 +117,7 @@ class fj_source final : public dag_source {
 
   bool rec_, own_;
   std::uint64_t n_, reps_;
-  time_ps task_, node_;
+  time_ps task_, node_, gap_;
   std::uint32_t frame_;
 };
 
@@ -115,8 +126,9 @@ std::unique_ptr<dag_source> make(spec_args& a, bool rec, bool own = false) {
   auto reps = static_cast<std::uint64_t>(a.integer("reps", 1, 1'000'000'000, 1));
   double task = a.number("task", 0, 1e12, 1.7);
   double node = rec ? a.number("node", 0, 1e12, 1.15) : 0.0;
+  double gap = rec ? 0.0 : a.number("gap", 0, 1e12, 0.0);
   auto frame = static_cast<std::uint32_t>(a.integer("frame", 0, 1 << 30, 104));
-  return std::make_unique<fj_source>(rec, own, n, reps, task, node, frame);
+  return std::make_unique<fj_source>(rec, own, n, reps, task, node, gap, frame);
 }
 
 }  // namespace

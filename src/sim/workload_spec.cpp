@@ -29,7 +29,8 @@ const std::vector<workload_info>& workloads() {
   static const std::vector<workload_info> w = {
       {"fib", "fib:N[,node=NS,leaf=NS,frame=B]", "recursive Fibonacci, no cut-off: finish { async fib(n-1); fib(n-2) }",
        make_fib},
-      {"fj", "fj:N[,reps=R,task=NS,frame=B]", "flat fork-join: finish { for i < N: async task } per repetition",
+      {"fj", "fj:N[,reps=R,task=NS,gap=NS,frame=B]",
+       "flat fork-join: finish { for i < N: async task } per repetition (gap: the loop's work per spawn)",
        make_fj},
       {"fj-rec", "fj-rec:N[,reps=R,task=NS,node=NS,frame=B]",
        "fork-join of N tasks by recursive halving, a finish per node", make_fj_rec},
@@ -45,7 +46,7 @@ const std::vector<workload_info>& workloads() {
       {"dc", "dc:DEPTH[,work=NS,wratio=R,mem=B,mratio=R,jitter=F,seed=S,frame=B]",
        "DFDeques' synthetic divide-and-conquer: binary, work and memory decreasing geometrically per level",
        make_dc},
-      {"spawncost", "spawncost:N[,reps=R,task=NS,frame=B]",
+      {"spawncost", "spawncost:N[,reps=R,task=NS,gap=NS,frame=B]",
        "SLAW's spawn-cost loop: finish { for 1 <= i < N: async task; task } per repetition", make_spawncost},
       {"matmul", "matmul:N[,leaf=NS,frame=B]",
        "recursive matrix multiply, 64 x 64 leaves: per node two phases of finish { async x 3; call }", make_matmul},

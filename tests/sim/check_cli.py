@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Checks the slaw-sim command (docs/simulation.md): bad arguments exit with status 2 and a message naming
 the option and the accepted values, without simulating; a good run prints the table and writes
-Cilkscale's CSV, the detail CSV and a PNG plot.
+Cilkscale's CSV, the detail CSV and a PNG plot. --dag: a missing or corrupt file exits 2 naming the file
+and the problem; a DAG file written here (a second encoder of src/dag/dag_format.hpp) replays.
 
 usage: check_cli.py SLAW_SIM PYTHON_WITH_MATPLOTLIB
 """
 import csv
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -14,6 +16,78 @@ import tempfile
 
 def run(sim, *args):
     return subprocess.run([sim, *args], capture_output=True, text=True, timeout=300)
+
+
+def varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def fnv1a(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def fib_dag(n):
+    """fib(n)'s DAG as src/dag/dag_format.hpp lays it out: an inner call is start_finish (2 ns), spawn
+    fib(n-1), call fib(n-2), end_finish, ret (2 ns); a leaf ret (3 ns); frames of 320 bytes."""
+    SPAWN, CALL, START, END, RET = 0, 1, 2, 3, 6
+    tasks = [None]
+    todo = [(0, n)]
+    while todo:
+        t, k = todo.pop()
+        if k < 2:
+            tasks[t] = [(RET, 3, None)]
+            continue
+        a, b = len(tasks), len(tasks) + 1
+        tasks += [None, None]
+        tasks[t] = [(START, 2, None), (SPAWN, 0, a), (CALL, 0, b), (END, 0, None), (RET, 2, None)]
+        todo += [(a, k - 1), (b, k - 2)]
+    table, stream = bytearray(), bytearray()
+    for events in tasks:
+        table += struct.pack("<QII", len(stream), 320, len(events))
+        for op, work, arg in events:
+            stream += bytes([op]) + varint(work) + (varint(arg) if arg is not None else b"")
+    header = b"SLAWDAG\0" + struct.pack("<IIQQQII", 1, 48, len(tasks), len(stream), 5000000, 2, 0)
+    body = header + bytes(table) + bytes(stream)
+    return body + struct.pack("<Q", fnv1a(body)), len(tasks)
+
+
+def check_dag(sim, d, failures):
+    good, tasks = fib_dag(12)
+    path = os.path.join(d, "fib.dag")
+    with open(path, "wb") as f:
+        f.write(good)
+    r = run(sim, "--dag", path, "--workers", "1-4", "--policy", "wf,hf,dyn", "--checks")
+    if r.returncode != 0:
+        failures.append("--dag good run: exit %d: %s" % (r.returncode, r.stderr))
+    else:
+        for needle in ("dag:fib.dag", "recorded on 2 workers in 5.000 ms: %d tasks" % tasks, "the recorded strands alone",
+                       "parallelism", "burdened span", "speedup"):
+            if needle not in r.stdout:
+                failures.append("--dag good run: the output lacks %r: %s" % (needle, r.stdout[:400]))
+        if len([l for l in r.stdout.splitlines() if l.split()[:1] in (["wf"], ["hf"], ["dyn"])]) != 12:
+            failures.append("--dag good run: expected 12 table lines: %s" % r.stdout)
+    corrupt = [
+        (b"not a dag file at all, but long enough to hold a header and a trailer", "not a slaw DAG file"),
+        (good[:-1], "truncated"),
+        (good[:100] + bytes([good[100] ^ 1]) + good[101:], "checksum"),
+        (b"", "0 bytes, shorter than"),
+    ]
+    for i, (content, needle) in enumerate(corrupt):
+        bad = os.path.join(d, "bad%d.dag" % i)
+        with open(bad, "wb") as f:
+            f.write(content)
+        r = run(sim, "--dag", bad)
+        if r.returncode != 2 or needle not in r.stderr or bad not in r.stderr or r.stdout.strip():
+            failures.append("--dag corrupt file %d: exit %d, stderr %r, stdout %r (expected 2 and %r)"
+                            % (i, r.returncode, r.stderr.strip(), r.stdout[:200], needle))
 
 
 def main():
@@ -29,7 +103,9 @@ def main():
         (["--gen", "fib:10", "--costs", "/nonexistent/costs"], ["neither a cost model nor a readable file"]),
         (["--gen", "fib:10", "--INT"], ["--INT", "missing its value"]),
         (["--bogus"], ["unknown option '--bogus'"]),
-        ([], ["--gen is required"]),
+        ([], ["--gen or --dag is required"]),
+        (["--dag", "/nonexistent/fib.dag"], ["/nonexistent/fib.dag: cannot read it: No such file or directory"]),
+        (["--gen", "fib:10", "--dag", "x.dag"], ["give one of the two, not both"]),
     ]
     for args, needles in bad:
         r = run(sim, *args)
@@ -45,6 +121,7 @@ def main():
         if r.returncode != 0 or "--gen" not in r.stdout and "fib:N" not in r.stdout:
             failures.append("%s: exit %d, output %r" % (args, r.returncode, r.stdout[:200]))
     with tempfile.TemporaryDirectory() as d:
+        check_dag(sim, d, failures)
         c, det, png = (os.path.join(d, n) for n in ("out.csv", "detail.csv", "out.png"))
         r = run(sim, "--gen", "fib:16", "--workers", "1-4", "--policy", "wf,hf,dyn", "--csv", c, "--detail", det,
                 "--plot", png, "--python", python)

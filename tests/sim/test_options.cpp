@@ -91,7 +91,9 @@ TEST(SimOptions, BadOptionsNameTheOptionAndTheAcceptedValues) {
   EXPECT_NE(error_of({"--gen", "fib:10", "--S", "0"}).find("--S '0'"), std::string::npos);
   EXPECT_NE(error_of({"--gen", "fib:10", "--seed"}).find("missing its value"), std::string::npos);
   EXPECT_NE(error_of({"--frobnicate"}).find("unknown option '--frobnicate'"), std::string::npos);
-  EXPECT_NE(error_of({"--workers", "4"}).find("--gen is required"), std::string::npos);
+  EXPECT_NE(error_of({"--workers", "4"}).find("--gen or --dag is required"), std::string::npos);
+  EXPECT_NE(error_of({"--gen", "fib:10", "--dag", "fib.dag"}).find("give one of the two, not both"), std::string::npos);
+  EXPECT_EQ(parse({"--dag", "fib.dag", "--workers", "1-256"}).dag, "fib.dag");  // read when the run starts
 }
 
 TEST(SimOptions, BadWorkloadsNameTheWorkloadsOrTheSyntax) {

@@ -33,3 +33,7 @@ dc="dc:14,work=200000,wratio=0.7,mem=1048576,mratio=0.5"
 for g in fib:35 fj:1024,reps=5000 fj-rec:1024,reps=5000; do
   "$sim" --gen "$g" --workers 1,2 --policy wf,hf,dyn
 done > "$out/calibration.txt"
+
+# A-Deque's 16-job Poisson experiment (Table II) at 8 and 64 cores: its own script, about 3.5 minutes
+# (docs/simulation.md, "Several jobs").
+"$out/adeque_16jobs.sh" "${1}"
