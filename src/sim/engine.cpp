@@ -73,17 +73,35 @@ engine::~engine() = default;
 
 // ---------------------------------------------------------------- records
 
-task_id engine::new_task(worker& w, task_id parent, const step& s, task_kind kind) {
-  task_id id;
+// A fresh task record: a freed one reused, or a new one.
+task_id engine::take_task_record() {
   if (!free_tasks_.empty()) {
-    id = free_tasks_.back();
+    const task_id id = free_tasks_.back();
     free_tasks_.pop_back();
     tasks_[id] = task{};
-  } else {
-    id = static_cast<task_id>(tasks_.size());
-    if (id >= (task_id{1} << 30)) throw std::length_error("more than 2^30 live simulated tasks");
-    tasks_.emplace_back();
+    return id;
   }
+  const auto id = static_cast<task_id>(tasks_.size());
+  if (id >= (task_id{1} << 30)) throw std::length_error("more than 2^30 live simulated tasks");
+  tasks_.emplace_back();
+  return id;
+}
+
+// A fresh finish record, likewise.
+finish_id engine::take_finish_record() {
+  if (!free_fins_.empty()) {
+    const finish_id g = free_fins_.back();
+    free_fins_.pop_back();
+    fins_[g] = finish{};
+    return g;
+  }
+  const auto g = static_cast<finish_id>(fins_.size());
+  fins_.emplace_back();
+  return g;
+}
+
+task_id engine::new_task(worker& w, task_id parent, const step& s, task_kind kind) {
+  const task_id id = take_task_record();
   task& c = tasks_[id];
   const task& p = tasks_[parent];
   c.state = s.child;
@@ -188,28 +206,12 @@ run_result engine::run() {
 void engine::start_job(std::uint32_t j) {
   job& J = jobs_[j];
   J.src->reset();
-  finish_id g;
-  if (!free_fins_.empty()) {
-    g = free_fins_.back();
-    free_fins_.pop_back();
-    fins_[g] = finish{};
-  } else {
-    g = static_cast<finish_id>(fins_.size());
-    fins_.emplace_back();
-  }
+  const finish_id g = take_finish_record();
   finish& rf = fins_[g];
   rf.count = 1;  // the root task
   rf.depth = 0;
   rf.job = j;
-  task_id id;
-  if (!free_tasks_.empty()) {
-    id = free_tasks_.back();
-    free_tasks_.pop_back();
-    tasks_[id] = task{};
-  } else {
-    id = static_cast<task_id>(tasks_.size());
-    tasks_.emplace_back();
-  }
+  const task_id id = take_task_record();
   task& root = tasks_[id];
   root.state = J.src->root();
   root.kind = task_kind::queued;
@@ -430,15 +432,7 @@ time_ps engine::apply(worker& w) {
 
 // finish_node::open
 time_ps engine::op_start_finish(worker& w, task_id id) {
-  finish_id g;
-  if (!free_fins_.empty()) {
-    g = free_fins_.back();
-    free_fins_.pop_back();
-    fins_[g] = finish{};
-  } else {
-    g = static_cast<finish_id>(fins_.size());
-    fins_.emplace_back();
-  }
+  const finish_id g = take_finish_record();
   task& t = tasks_[id];
   finish& F = fins_[g];
   F.count = 1;

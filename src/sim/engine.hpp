@@ -166,6 +166,8 @@ class engine {
   time_ps go_idle(worker& w, time_ps cost);
   void begin_strand(worker& w);
   task_id new_task(worker& w, task_id parent, const step& s, task_kind kind);
+  task_id take_task_record();
+  finish_id take_finish_record();
   void release_task(task_id id);
   void advance(task& t, time_ps d) noexcept;
   // Memory.

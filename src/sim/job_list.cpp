@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "sim/options.hpp"
 #include "sim/workloads.hpp"
 
 namespace slaw::sim {
@@ -15,17 +16,6 @@ namespace {
 const char* const forms =
     "expected items separated by ';': WORKLOAD[@TIME] (TIME in ms, or with s, ms, us), or one "
     "poisson:N,rate=JOBS_PER_S|load=PER_CORE[,seed=S] followed by the workloads it draws from";
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t p = s.find(sep, start);
-    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
-    if (p == std::string::npos) return out;
-    start = p + 1;
-  }
-}
 
 bool to_double(const std::string& s, double& v) {
   if (s.empty()) return false;

@@ -10,17 +10,6 @@ namespace slaw::sim {
 
 namespace {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t p = s.find(sep, start);
-    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
-    if (p == std::string::npos) return out;
-    start = p + 1;
-  }
-}
-
 double number(const std::string& opt, const std::string& v, double lo, double hi, bool open_lo) {
   char* end = nullptr;
   errno = 0;

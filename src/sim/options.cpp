@@ -21,17 +21,6 @@ bool to_u64(const std::string& s, std::uint64_t& v) {
   return true;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (;;) {
-    std::size_t p = s.find(sep, start);
-    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
-    if (p == std::string::npos) return out;
-    start = p + 1;
-  }
-}
-
 std::uint64_t bounded(const std::string& opt, const std::string& v, std::uint64_t lo, std::uint64_t hi) {
   std::uint64_t x;
   if (!to_u64(v, x) || x < lo || x > hi)
@@ -40,6 +29,17 @@ std::uint64_t bounded(const std::string& opt, const std::string& v, std::uint64_
 }
 
 }  // namespace
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t p = s.find(sep, start);
+    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
+    if (p == std::string::npos) return out;
+    start = p + 1;
+  }
+}
 
 std::vector<std::uint32_t> parse_workers(const std::string& s) {
   const std::string accepted =

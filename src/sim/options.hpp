@@ -67,6 +67,8 @@ std::string usage();
 bool parse_sharing_option(options& o, const std::string& a, int& i, int argc, char** argv);
 void sharing_options_done(options& o);
 std::string sharing_usage();
+// `s` cut at every `sep` (empty pieces kept: the callers reject them with their own message).
+std::vector<std::string> split(const std::string& s, char sep);
 // 1,2,4 | 1-256 (every integer) | 1-1024*2 (doubling) | 8-64+8 (step 8), mixed with commas.
 std::vector<std::uint32_t> parse_workers(const std::string& s);
 

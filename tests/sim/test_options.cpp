@@ -4,28 +4,15 @@
 
 #include <vector>
 
+#include "options_test_util.hpp"
 #include "sim/options.hpp"
 #include "sim/workloads.hpp"
 
 using namespace slaw::sim;
+using simtest::error_of;
+using simtest::parse;
 
 namespace {
-
-options parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "slaw-sim");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  return parse_options(static_cast<int>(argv.size()), argv.data());
-}
-
-std::string error_of(std::vector<std::string> args) {
-  try {
-    parse(std::move(args));
-  } catch (const usage_error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 std::string gen_error(const std::string& spec) {
   try {

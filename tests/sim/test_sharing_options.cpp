@@ -9,28 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "options_test_util.hpp"
 #include "sim/options.hpp"
 #include "sim/run_jobs.hpp"
 
 using namespace slaw::sim;
+using simtest::error_of;
+using simtest::parse;
 
 namespace {
-
-options parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "slaw-sim");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  return parse_options(static_cast<int>(argv.size()), argv.data());
-}
-
-std::string error_of(std::vector<std::string> args) {
-  try {
-    parse(std::move(args));
-  } catch (const usage_error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 std::vector<std::string> lines_of(const std::string& path) {
   std::ifstream f(path);
