@@ -22,7 +22,7 @@ void worker::spawn_elsewhere(promise_base* child, std::uint32_t place, const cha
   child->kind = task_kind::queued;
   child->place = static_cast<std::uint16_t>(place);
   child->join->add_unit();
-  if (tl_) [[unlikely]] trace_queued(child, name, policy::schedule::hf);  // queued whatever the clause  // before anyone else can see it
+  if (tl_) [[unlikely]] trace_queued(child, name, policy::schedule::hf);  // queued, whatever the clause; before anyone can see it
   if (place == leaf_) {
     push_fresh(child);  // this worker's own leaf: its deque is the place's
     return;
