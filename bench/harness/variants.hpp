@@ -50,25 +50,29 @@ inline constexpr variant variant_table[] = {
      .kind = variant_kind::slaw,
      .what = "slaw, adaptive work stealing with every spawn work-first (SLAW_POLICY=wf)",
      .env = "SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES "
-            "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD",
+            "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD "
+            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME",
      .policy = slaw::policy::mode::wf},
     {.name = "slaw-hf",
      .kind = variant_kind::slaw,
      .what = "slaw, adaptive work stealing with every spawn help-first (SLAW_POLICY=hf)",
      .env = "SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES "
-            "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD",
+            "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD "
+            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME",
      .policy = slaw::policy::mode::hf},
     {.name = "slaw-dyn",
      .kind = variant_kind::slaw,
      .what = "slaw, adaptive work stealing choosing work- or help-first per spawn (ADP, SLAW_POLICY=dyn)",
      .env = "SLAW_S SLAW_F SLAW_INT SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT "
-            "SLAW_DISPLAY_PLACES SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD",
+            "SLAW_DISPLAY_PLACES SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD "
+            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME",
      .policy = slaw::policy::mode::dyn},
     {.name = "slaw-dfd",
      .kind = variant_kind::slaw,
      .what = "slaw, the space-efficient DFDeques(K) scheduler (SLAW_SCHEDULER=dfdeques), K from SLAW_K",
      .env = "SLAW_K SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES "
-            "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD",
+            "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD "
+            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME",
      .scheduler = slaw::scheduler_kind::dfdeques},
     {.name = "slaw-places",
      .kind = variant_kind::slaw,
@@ -77,7 +81,8 @@ inline constexpr variant variant_table[] = {
              "Places: SLAW_PLACES=cores SLAW_BIND=close unless SLAW_PLACES or SLAW_DEPLOYMENT is set (unbound "
              "when SLAW_TOPOLOGY is set or --workers exceeds the usable CPUs; SLAW_BIND wins)",
      .env = "SLAW_S SLAW_F SLAW_INT SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT "
-            "SLAW_DISPLAY_PLACES SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD",
+            "SLAW_DISPLAY_PLACES SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD "
+            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME",
      .policy = slaw::policy::mode::dyn,
      .locality = true,
      .default_places = "cores",
@@ -137,6 +142,13 @@ inline constexpr environment_variable environment[] = {
     {"SLAW_MAILBOX", "tasks a place's mailbox holds before it overflows (default 1024)"},
     {"SLAW_RECORD", "PATH: the computation DAG of each configuration's first run, for slaw-sim --dag "
                     "(docs/simulation.md); every configuration's process writes PATH anew, so select one"},
+    {"SLAW_ARBITER", "the machine-wide arbiter (docs/multijob.md): deq, equi or off (unset: deq when more than "
+                     "one slaw job runs, else every job keeps all its workers)"},
+    {"SLAW_DESIRE", "the job's desire per quantum: adeque (default) or asteal"},
+    {"SLAW_QUANTUM_MS", "the arbiter's quantum in milliseconds (0.1 .. 10000, default 10)"},
+    {"SLAW_BETA", "A-Deque's beta, the weight of a queued entry in the desire (1 .. 1e6, default 2)"},
+    {"SLAW_CORES", "cores the arbiter shares among the jobs (default: the affinity mask, capped by cpu.max)"},
+    {"SLAW_ARBITER_NAME", "/NAME: the arbiter's shared-memory segment (default /slaw-arbiter-<euid>)"},
     {"OMP_STACKSIZE", "libgomp: the team threads' stack size (pdfs runs only when it fits the recursion)"},
     {"OMP_WAIT_POLICY", "libgomp: active (spin) or passive waiting of idle threads"},
     {"GOMP_SPINCOUNT", "libgomp: how long idle threads spin before sleeping"},

@@ -59,6 +59,12 @@ SAMPLE_SETTINGS = {
     "SLAW_IDLE_ORDER": {"SLAW_IDLE_ORDER": "paper", "SLAW_PLACES": "cores"},
     "SLAW_MAILBOX": {"SLAW_MAILBOX": "64", "SLAW_PLACES": "cores"},
     "SLAW_RECORD": {"SLAW_RECORD": "/dev/null"},
+    "SLAW_ARBITER": {"SLAW_ARBITER": "off"},
+    "SLAW_DESIRE": {"SLAW_DESIRE": "asteal", "SLAW_ARBITER_NAME": "/slaw-check-listing"},
+    "SLAW_QUANTUM_MS": {"SLAW_QUANTUM_MS": "5", "SLAW_ARBITER_NAME": "/slaw-check-listing"},
+    "SLAW_BETA": {"SLAW_BETA": "3", "SLAW_ARBITER_NAME": "/slaw-check-listing"},
+    "SLAW_CORES": {"SLAW_CORES": "2", "SLAW_ARBITER_NAME": "/slaw-check-listing"},
+    "SLAW_ARBITER_NAME": {"SLAW_ARBITER_NAME": "/slaw-check-listing"},
 }
 
 

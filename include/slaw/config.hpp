@@ -2,11 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "slaw/export.hpp"
 #include "slaw/policy/adp.hpp"
+#include "slaw/policy/allotment.hpp"
+#include "slaw/policy/desire.hpp"
 
 namespace slaw {
 
@@ -37,6 +40,22 @@ struct remote_steal {
 enum class idle_order : std::uint8_t { thesis, paper };
 inline constexpr std::uint64_t quota_infinite = ~std::uint64_t{0};
 inline constexpr std::uint64_t min_quota = 1024;
+
+// The machine-wide arbiter (docs/multijob.md, docs/arbiter.md): how this runtime, as one job among the
+// processes and runtimes of this user, shares the machine's cores. A decision about the whole machine:
+// where the code leaves `arbiter`, `name` or `cores` unset, the runtime takes SLAW_ARBITER,
+// SLAW_ARBITER_NAME and SLAW_CORES from the environment even without config::from_env.
+struct arbiter_settings {
+  // SLAW_ARBITER. Unset: deq when more than one job is registered, else every job runs all its workers
+  // (a lone program is unaffected). off: this runtime does not register and runs all its workers.
+  std::optional<policy::arbiter> arbiter;
+  policy::desire_rule desire = policy::desire_rule::adeque;  // SLAW_DESIRE
+  std::uint64_t quantum_ns = 10'000'000;                     // SLAW_QUANTUM_MS (default 10 ms, the paper's L)
+  double beta = 2.0;                                         // SLAW_BETA (A-Deque's β)
+  std::uint32_t cores = 0;                                   // SLAW_CORES; 0 = detect (affinity mask, cgroup cpu.max)
+  std::string name;                                          // SLAW_ARBITER_NAME; empty = "/slaw-arbiter-<euid>"
+  bool quantum_set = false;                                  // SLAW_QUANTUM_MS was given (for mismatch warnings)
+};
 
 struct SLAW_EXPORT config {
   unsigned workers = 0;                         // 0 = one per hardware thread
@@ -74,6 +93,7 @@ struct SLAW_EXPORT config {
   remote_steal remote{};
   idle_order idle = idle_order::thesis;
   std::size_t mailbox_capacity = 1024;  // tasks per place's mailbox before it overflows (1 .. 2^24)
+  arbiter_settings arbiter{};            // SLAW_ARBITER and the rest (docs/multijob.md)
 
   // Reads SLAW_WORKERS, SLAW_POLICY (wf|hf|dyn), SLAW_S, SLAW_F, SLAW_INT, SLAW_STATS (unset or 0 = off,
   // 1 = stderr, otherwise a file path; true/false/yes/no/on/off and other numbers are errors: write
@@ -83,7 +103,9 @@ struct SLAW_EXPORT config {
   // cannot contain a comma; `0` or empty alone: none), SLAW_TRACE_EVENTS (timeline events per worker,
   // 16 .. 2^32), SLAW_PLACES, SLAW_BIND, SLAW_DEPLOYMENT, SLAW_DISPLAY_PLACES (0|1), SLAW_TOPOLOGY
   // (synthetic:DESC), SLAW_REMOTE (mailboxes,deques | mailboxes | deques | none), SLAW_IDLE_ORDER
-  // (thesis|paper), SLAW_MAILBOX (1 .. 2^24) (docs/places.md), SLAW_RECORD (a file path).
+  // (thesis|paper), SLAW_MAILBOX (1 .. 2^24) (docs/places.md), SLAW_RECORD (a file path), SLAW_ARBITER
+  // (deq|equi|off), SLAW_DESIRE (adeque|asteal), SLAW_QUANTUM_MS (0.1 .. 10000), SLAW_BETA (1 .. 1e6),
+  // SLAW_CORES (1 .. 4096), SLAW_ARBITER_NAME (/NAME) (docs/multijob.md).
   // Unset variables keep the defaults of `base`.
   // Throws config_error for a bad value. Warns on stderr, once per process and setting, about unknown
   // SLAW_* variables (a misspelling; SLAW_TEST_* excepted) and about settings the chosen scheduler or

@@ -108,7 +108,7 @@ template <class T>
                                           detail::promise_base& callee) noexcept {
   SLAW_SERIAL_ORDER_NOTE_CHILD(caller, &callee);
   if (detail::recording()) [[unlikely]] detail::record_call(caller, &callee);
-  if (detail::tls_allocator->quota_preempt_pending()) [[unlikely]] return detail::tls_worker->give_up_at_call(&callee);
+  if (detail::tls_allocator->preempt_pending()) [[unlikely]] return detail::tls_worker->give_up_at_call(&callee);
   return callee.self;
 }
 

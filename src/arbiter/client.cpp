@@ -1,5 +1,6 @@
 #include "arbiter/client.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -207,6 +208,18 @@ std::uint32_t client::allotment() const noexcept {
 
 std::uint64_t client::quantum() const noexcept {
   return map_ ? map_->view().header.quantum.load(rlx) : 0;
+}
+
+std::uint64_t client::quantum_ns() const noexcept {
+  return attached() ? quantum_ns_of(map_->view().header) : settings_.quantum_ns;
+}
+
+std::uint32_t client::jobs() const noexcept {
+  return registered() ? std::max<std::uint32_t>(map_->view().header.jobs.load(rlx), 1) : 1;
+}
+
+std::string client::policy() const {
+  return attached() ? policy_name(policy_of(map_->view().header)) : "off";
 }
 
 }  // namespace slaw::arbiter

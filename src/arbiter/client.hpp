@@ -70,6 +70,12 @@ class client {
   bool registered() const noexcept { return attached() && slot_.load(std::memory_order_relaxed) >= 0; }
   int slot() const noexcept { return slot_.load(std::memory_order_relaxed); }
   std::uint64_t quantum() const noexcept;
+  // The segment's quantum length (its first job's setting), or this job's own when running as if alone.
+  std::uint64_t quantum_ns() const noexcept;
+  // Jobs registered now (1 when running as if alone).
+  std::uint32_t jobs() const noexcept;
+  // The policy in force: "deq", "equi", "automatic" (deq from two jobs on), or "off" when running as if alone.
+  std::string policy() const;
   bool created_segment() const noexcept { return created_; }
   std::uint32_t runtime_id() const noexcept { return runtime_id_; }
   // Why the job runs as if alone ("" while attached).

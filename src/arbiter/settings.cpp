@@ -92,6 +92,31 @@ std::string parse_segment_name(std::string_view value, std::string_view variable
 
 std::string default_segment_name() { return "/slaw-arbiter-" + std::to_string(::geteuid()); }
 
+void check(const settings& s) {
+  if (s.quantum_ns < static_cast<std::uint64_t>(min_quantum_ms * 1e6) ||
+      s.quantum_ns > static_cast<std::uint64_t>(max_quantum_ms * 1e6))
+    throw config_error("arbiter.quantum_ns=" + std::to_string(s.quantum_ns) +
+                       ": expected nanoseconds in [100000, 10000000000] (default 10000000)");
+  policy::desire_params p;
+  p.beta = s.beta;
+  if (std::string_view why = policy::invalid_reason(p); !why.empty())
+    throw config_error("arbiter.beta=" + std::to_string(s.beta) + ": " + std::string(why));
+  if (s.cores > max_cores)
+    throw config_error("arbiter.cores=" + std::to_string(s.cores) + ": expected 0 (detect) or 1.." +
+                       std::to_string(max_cores));
+  if (!s.name.empty())
+    if (std::string why = segment_name_problem(s.name); !why.empty())
+      throw config_error("arbiter.name='" + s.name + "': " + why +
+                         " (expected '/' then 1 to 200 of A-Z a-z 0-9 . _ -; empty: the default)");
+}
+
+settings with_environment_defaults(settings s) {
+  if (const char* v = std::getenv("SLAW_ARBITER"); v && !s.arbiter) s.arbiter = parse_arbiter(v);
+  if (const char* v = std::getenv("SLAW_ARBITER_NAME"); v && s.name.empty()) s.name = parse_segment_name(v);
+  if (const char* v = std::getenv("SLAW_CORES"); v && !s.cores) s.cores = parse_cores(v);
+  return s;
+}
+
 settings settings::from_env() { return from_env(settings{}); }
 
 settings settings::from_env(settings s) {

@@ -8,27 +8,19 @@
 #include <string>
 #include <string_view>
 
+#include "slaw/config.hpp"
 #include "slaw/policy/allotment.hpp"
 #include "slaw/policy/desire.hpp"
 
 namespace slaw::arbiter {
 
-inline constexpr std::uint64_t default_quantum_ns = 10'000'000;  // L = 10 ms (the paper's)
+inline constexpr std::uint64_t default_quantum_ns = 10'000'000;  // L = 10 ms (the paper's; slaw::arbiter_settings's default)
 inline constexpr double min_quantum_ms = 0.1, max_quantum_ms = 10000;
 inline constexpr std::uint32_t max_cores = 4096;
 inline constexpr std::size_t max_name_chars = 200;  // after the '/': well under NAME_MAX (255)
 
-struct settings {
-  // SLAW_ARBITER. Unset: deq when more than one job is registered, else off (a lone job keeps all its
-  // workers). off: this job does not attach at all and runs all its workers.
-  std::optional<policy::arbiter> arbiter;
-  policy::desire_rule desire = policy::desire_rule::adeque;  // SLAW_DESIRE
-  std::uint64_t quantum_ns = default_quantum_ns;             // SLAW_QUANTUM_MS
-  double beta = 2.0;                                         // SLAW_BETA (A-Deque's β)
-  std::uint32_t cores = 0;                                   // SLAW_CORES; 0 = detect (cores.hpp)
-  std::string name;                                          // SLAW_ARBITER_NAME; empty = default_segment_name()
-  bool quantum_set = false;                                  // SLAW_QUANTUM_MS was given (for mismatch warnings)
-
+// The data is the public slaw::arbiter_settings (a member of slaw::config); this adds its parsing.
+struct settings : slaw::arbiter_settings {
   // The settings from the environment, over `base`. Throws slaw::config_error naming the variable, the
   // bad value and the accepted values.
   static settings from_env();
@@ -39,6 +31,16 @@ struct settings {
   // desire_params with β from SLAW_BETA.
   policy::desire_params desire_params() const;
 };
+
+// The machine-wide defaults a runtime applies to settings its code left unset (the arbiter is a
+// decision about the whole machine, so the environment speaks for code that did not): SLAW_ARBITER when
+// `arbiter` is unset, SLAW_ARBITER_NAME when `name` is empty, SLAW_CORES when `cores` is 0. Throws
+// slaw::config_error for a bad value, as from_env does.
+settings with_environment_defaults(settings s);
+
+// Settings given in code (slaw::config::arbiter): throws slaw::config_error naming the field and the
+// accepted values, as the environment's parsers do.
+void check(const settings& s);
 
 // "/slaw-arbiter-<euid>": one segment per user.
 std::string default_segment_name();

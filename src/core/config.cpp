@@ -1,5 +1,6 @@
 #include "slaw/config.hpp"
 
+#include "arbiter/settings.hpp"
 #include "places/settings.hpp"
 
 #include <algorithm>
@@ -23,7 +24,9 @@ constexpr unsigned max_workers = 4096;
 constexpr const char* known_vars[] = {"SLAW_WORKERS", "SLAW_POLICY", "SLAW_S",     "SLAW_F",    "SLAW_INT",
                                       "SLAW_STATS",   "SLAW_SCHEDULER", "SLAW_K", "SLAW_TRACE", "SLAW_TRACE_EVENTS",
                                       "SLAW_PLACES",  "SLAW_BIND",      "SLAW_DEPLOYMENT", "SLAW_DISPLAY_PLACES",
-                                      "SLAW_TOPOLOGY", "SLAW_REMOTE",   "SLAW_IDLE_ORDER", "SLAW_MAILBOX", "SLAW_RECORD"};
+                                      "SLAW_TOPOLOGY", "SLAW_REMOTE",   "SLAW_IDLE_ORDER", "SLAW_MAILBOX", "SLAW_RECORD",
+                                      "SLAW_ARBITER", "SLAW_DESIRE",   "SLAW_QUANTUM_MS", "SLAW_BETA", "SLAW_CORES",
+                                      "SLAW_ARBITER_NAME"};
 constexpr std::size_t max_mailbox_capacity = std::size_t{1} << 24;
 constexpr std::size_t min_timeline_events = 16;  // room for a few events and the buffer-full marker
 constexpr std::size_t max_timeline_events = std::size_t{1} << 32;
@@ -93,6 +96,10 @@ void warn_inapplicable(const config& c) {
     for (const char* n : {"SLAW_REMOTE", "SLAW_IDLE_ORDER", "SLAW_MAILBOX", "SLAW_TOPOLOGY"})
       if (!(s = setting(n)).empty())
         warn_once(s + " is ignored: the flat deployment (SLAW_PLACES unset or flat) has one place");
+  if (c.arbiter.arbiter == policy::arbiter::off)
+    for (const char* n : {"SLAW_DESIRE", "SLAW_QUANTUM_MS", "SLAW_BETA", "SLAW_CORES", "SLAW_ARBITER_NAME"})
+      if (!(s = setting(n)).empty())
+        warn_once(s + " is ignored: SLAW_ARBITER=off registers no job with the arbiter");
   if (c.scheduler == scheduler_kind::ws) {
     if (!(s = setting("SLAW_K")).empty())
       warn_once(s + " is ignored: it applies to SLAW_SCHEDULER=dfdeques, the scheduler is ws");
@@ -260,6 +267,7 @@ config config::from_env(config c) {
       throw config_error(std::string("SLAW_IDLE_ORDER='") + v +
                          "': expected thesis (own mailbox before the place's peers) or paper (peers first)");
   }
+  c.arbiter = arbiter::settings::from_env(arbiter::settings{c.arbiter});
   if (const char* v = std::getenv("SLAW_MAILBOX"))
     c.mailbox_capacity = static_cast<std::size_t>(parse_uint("SLAW_MAILBOX", v, 1, max_mailbox_capacity));
   {
@@ -292,6 +300,7 @@ void config::validate() const {
   if (timeline_events < min_timeline_events || timeline_events > max_timeline_events)
     throw config_error("timeline_events=" + std::to_string(timeline_events) + ": expected events per worker in [" +
                        std::to_string(min_timeline_events) + ", " + std::to_string(max_timeline_events) + "]");
+  arbiter::check(arbiter::settings{arbiter});
 }
 
 }  // namespace slaw

@@ -111,6 +111,7 @@ void frame_allocator::crossed_watermark(std::int64_t n, mem_kind k) noexcept {
       quota_stats_.overrun_bytes.store(quota_stats_.overrun_bytes.load(std::memory_order_relaxed) + o.overrun,
                                        std::memory_order_relaxed);
     note_quota_used(o.used);
+    sync_quota_preempt();
   }
   update_watermark();
 }
@@ -128,16 +129,19 @@ void frame_allocator::reset_peaks() noexcept {
 
 void frame_allocator::quota_enable(std::int64_t k) noexcept {
   quota_.enable(k, all_live());
+  sync_quota_preempt();
   update_watermark();
 }
 
 void frame_allocator::quota_disable() noexcept {
   quota_.disable();
+  sync_quota_preempt();
   update_watermark();
 }
 
 void frame_allocator::quota_new_period() noexcept {
   quota_.new_period(all_live());
+  sync_quota_preempt();
   update_watermark();
 }
 

@@ -1,5 +1,6 @@
 #include "slaw/runtime.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <latch>
@@ -7,6 +8,7 @@
 #include <string>
 #include <system_error>
 
+#include "arbiter/settings.hpp"
 #include "core/runtime_impl.hpp"
 #include "places/binding.hpp"
 #include "places/display.hpp"
@@ -38,6 +40,7 @@ places::topology_source topology_source(const std::string& topology) {
 
 runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
   cfg.validate();
+  cfg.arbiter = arbiter::with_environment_defaults(arbiter::settings{cfg.arbiter});
   // The worker count: as asked, or one per CPU of the places (flat and unbound: hardware_concurrency).
   deployment = places::resolve({cfg.places, cfg.bind, cfg.deployment_file, cfg.display_places, cfg.workers, cfg.topology},
                                topology_source(cfg.topology));
@@ -56,12 +59,32 @@ runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
   config worker_cfg = cfg;
   sched->configure_workers(worker_cfg);
   const worker_settings settings{worker_cfg.policy, worker_cfg.adp, worker_cfg.policy_trace};
+  // The order in which the job's allotment keeps workers running: one per leaf place first, so that
+  // every place keeps a worker, then the rest (docs/multijob.md § Places).
+  std::vector<unsigned> rank(n);
+  std::uint32_t leaves = 0;
+  {
+    std::vector<bool> leaf_seen(deployment.tree.size());
+    std::vector<unsigned> order;
+    for (unsigned i = 0; i < n; ++i)
+      if (!leaf_seen[deployment.workers[i].place]) {
+        leaf_seen[deployment.workers[i].place] = true;
+        order.push_back(i);
+      }
+    leaves = static_cast<std::uint32_t>(order.size());
+    for (unsigned i = 0; i < n; ++i)
+      if (std::find(order.begin(), order.begin() + leaves, i) == order.begin() + leaves) order.push_back(i);
+    for (unsigned r = 0; r < n; ++r) rank[order[r]] = r;
+  }
+  allowed.store(n, std::memory_order_relaxed);
+  mugging = deployment.tree.size() == 1 && !sched->yields_by_give_up();
   std::vector<std::string> bind_errors(n);
   std::latch bound(n);
   try {
     workers.reserve(n);
     for (unsigned i = 0; i < n; ++i) {
       workers.push_back(std::make_unique<worker>(this, sched.get(), i, settings));
+      workers.back()->set_rank(rank[i]);
       sched->attach(*workers.back());
     }
     threads_.reserve(n);
@@ -99,6 +122,14 @@ runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
     throw std::runtime_error("slaw::runtime: could not bind worker " + std::to_string(i) + " to CPUs " +
                              deployment.workers[i].bind.to_string() + ": " + bind_errors[i]);
   }
+  if (cfg.arbiter.arbiter != policy::arbiter::off) {
+    try {
+      job = std::make_unique<arbiter_job>(*this, cfg.arbiter, leaves);
+    } catch (...) {
+      shutdown();
+      throw;
+    }
+  }
 }
 
 runtime_impl::~runtime_impl() { shutdown(); }
@@ -106,8 +137,14 @@ runtime_impl::~runtime_impl() { shutdown(); }
 void runtime_impl::shutdown() {
   if (threads_.empty()) return;
   while (active_runs.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+  if (job) {
+    job_final_json = job->stats_json();
+    job.reset();  // leaves the arbiter's table; every worker may run again
+  }
   stopping.store(true, std::memory_order_seq_cst);
   park.wake_all();
+  allot_event.fetch_add(1, std::memory_order_seq_cst);
+  futex_wake(&allot_event, 1 << 30);
   for (auto& t : threads_) t.join();
   threads_.clear();
 }
@@ -230,6 +267,7 @@ runtime_stats runtime::stats() const {
   s.gauge_error_tasks = static_cast<std::int64_t>(impl_->workers.size()) * detail::task_step;
   s.scheduler = to_string(impl_->cfg.scheduler);
   s.places_json = places::display_json(impl_->deployment);
+  s.arbiter_json = impl_->job ? impl_->job->stats_json() : impl_->job_final_json;
   impl_->sched->add_stats(s);
   return s;
 }
@@ -243,6 +281,7 @@ void runtime::reset_stats() {
   detail::process_gauge().reset_peak();
   detail::process_task_gauge().reset_peak();
   impl_->sched->reset_stats();
+  if (impl_->job) impl_->job->reset_stats();
 }
 
 }  // namespace slaw

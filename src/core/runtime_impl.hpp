@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/arbiter_job.hpp"
 #include "core/parking.hpp"
 #include "core/scheduler.hpp"
 #include "places/deployment.hpp"
@@ -32,18 +33,27 @@ class runtime_impl {
   void inject(promise_base* root);
   promise_base* take_injected() noexcept;
   bool injected_nonempty() const noexcept { return injected_size_.load(std::memory_order_seq_cst) != 0; }
+  std::uint32_t injected_size() const noexcept { return injected_size_.load(std::memory_order_relaxed); }
   // The parking re-check of worker `w`: work it could take (seq_cst reads).
   bool work_visible_to(const worker& w) const noexcept;
 
   config cfg;
   places::deployment deployment;  // the place tree, each worker's place and binding (docs/places.md)
   std::unique_ptr<timeline> trace_timeline;  // also made (without a buffer or file) when SLAW_RECORD is set
-  std::unique_ptr<dag_recorder> recorder;    // SLAW_RECORD=PATH, else null; the workers point into it  // SLAW_TRACE=timeline:PATH, else null; the workers point into it
+  std::unique_ptr<dag_recorder> recorder;    // SLAW_RECORD=PATH, else null; the workers point into it
   std::unique_ptr<scheduler> sched;  // declared before the workers, which point to it
   std::vector<std::unique_ptr<worker>> workers;
   parking_lot park;
   std::atomic<bool> stopping{false};
   std::atomic<int> active_runs{0};
+  // The job's allotment (docs/multijob.md): workers of rank < `allowed` run, the others park on
+  // `allot_event` (worker::park_for_allotment states the protocol). All workers without an arbiter.
+  std::atomic<std::uint32_t> allowed{~0u};
+  std::atomic<std::uint32_t> allot_event{0};
+  std::atomic<std::uint32_t> muggable_count{0};  // workers parked with their deques muggable
+  bool mugging = true;  // whether parked workers' deques are mugged (not with places, nor under DFDeques)
+  std::unique_ptr<arbiter_job> job;  // null with SLAW_ARBITER=off, and after shutdown
+  std::string job_final_json;        // the job's stats JSON at shutdown (the stats written at the end)
 
  private:
   std::vector<std::thread> threads_;

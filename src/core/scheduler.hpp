@@ -45,6 +45,10 @@ class scheduler {
   // The quota is spent (the allocator's preempt flag): `w` pushed its stopped chain on its preempted
   // deque, and the variant takes the deque over. Only variants that set the flag get this call.
   virtual void give_up(worker& w) noexcept;
+  // Whether a worker that the job's allotment no longer covers (docs/multijob.md) stops its chain by a
+  // give-up (give_up above: the variant takes its deque over) rather than by the core's yield, which
+  // keeps the deque with the worker, parks it, and lets others mug it. DFDeques: its deques live in R.
+  virtual bool yields_by_give_up() const noexcept { return false; }
   // `w` waits in place for `f` (docs/finish.md); the returned anchor goes back to end_wait.
   virtual void* begin_wait(worker&, const finish_node* /*f*/) noexcept { return nullptr; }
   virtual void end_wait(worker&, void* /*anchor*/) noexcept {}

@@ -49,6 +49,7 @@ worker::~worker() {
   publish_tasks();  // tasks begun here and ended elsewhere (or the reverse) balance out in the gauge
   alloc_->flush_remote_freed();
   alloc_->quota_disable();
+  alloc_->cancel_yield();  // the allocator goes back to the pool: no request may outlive this runtime
   frame_allocator::release(alloc_);
 }
 
@@ -141,8 +142,105 @@ promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
 
 promise_base* worker::steal(const finish_node* inside) noexcept {
   promise_base* p = sched_->steal(*this, inside);
-  if (!p) c_.failed_steals.bump();
+  qc_.steal_attempts.bump();
+  if (!p) {
+    c_.failed_steals.bump();
+    // The desire's sample (A-Deque §IV-B): the attempt is purely unsuccessful if its victim was out of
+    // work too. The variant may have probed several victims; one other worker drawn at random stands
+    // for them (alone, the worker picked itself: purely unsuccessful, the digest's §3.2 fix).
+    const auto n = static_cast<unsigned>(rt_->workers.size());
+    if (n <= 1) {
+      qc_.purely_unsuccessful.bump();
+    } else {
+      auto j = static_cast<unsigned>(next_random() % (n - 1));
+      if (j >= index_) ++j;
+      const worker& v = *rt_->workers[j];
+      if (v.idle()) qc_.purely_unsuccessful.bump();
+      qc_.sampled_length.bump(v.stealable());
+    }
+  }
   return p;
+}
+
+void worker::sample_victim(int victim, std::uint32_t taken) noexcept {
+  if (victim < 0 || static_cast<std::size_t>(victim) >= rt_->workers.size()) return;
+  qc_.sampled_length.bump(rt_->workers[static_cast<std::size_t>(victim)]->stealable() + taken);
+}
+
+// ---- the job's allotment (docs/multijob.md § The job side) ----
+
+bool worker::surplus() const noexcept { return rank_ >= rt_->allowed.load(std::memory_order_relaxed); }
+
+// Parking by allotment, outside the parking lot's eventcount: the quantum thread stores the new
+// allotment and then bumps `allot_event` (both seq_cst); this worker reads `allot_event`, then the
+// allotment, and waits only if the event is unchanged. Either it reads the new allotment, or the bump
+// came after its read and futex_wait returns at once (the eventcount argument of core/parking.hpp).
+// Its deques are exposed whole first, so no work hides in a parked worker: thieves take them entry by
+// entry, muggers whole (mug), and the parking re-check of the others sees them.
+void worker::park_for_allotment() noexcept {
+  alloc_->cancel_yield();  // it is yielding now; a request left over would stop its next chain
+  c_.allotment_parks.bump();
+  idle_.store(true, std::memory_order_relaxed);
+  pre_.expose_all();
+  fresh_.expose_all();
+  if (rt_->mugging) {
+    muggable_.store(true, std::memory_order_release);
+    rt_->muggable_count.fetch_add(1, std::memory_order_seq_cst);
+  }
+  // Counted idle, so that the others' sleep policy does not wait on it as on a busy worker.
+  rt_->park.idle.fetch_add(1, std::memory_order_seq_cst);
+  // Pass the wake-up on: this worker may have been woken (from the parking lot) for work it will not
+  // take now, or leave work in its deques; a running worker must take it. The re-check reads seq_cst
+  // after the exposing CAS: work published later comes with its publisher's own wake-up, which goes to
+  // a sleeper of the parking lot (this worker is none).
+  if (rt_->work_visible_to(*this)) rt_->park.wake_one();
+  const std::uint64_t since = tl_ ? trace_now() : 0;
+  for (;;) {
+    const std::uint32_t e = rt_->allot_event.load(std::memory_order_seq_cst);
+    if (!surplus() || rt_->stopping.load(std::memory_order_seq_cst)) break;
+    futex_wait(&rt_->allot_event, e, -1);
+  }
+  if (tl_) trace_parked(since);
+  rt_->park.idle.fetch_sub(1, std::memory_order_seq_cst);
+  if (rt_->mugging) {
+    muggable_.store(false, std::memory_order_release);
+    rt_->muggable_count.fetch_sub(1, std::memory_order_seq_cst);
+  }
+  idle_.store(false, std::memory_order_relaxed);
+}
+
+// Mugging (A-Deque §II; docs/multijob.md § Mugging): with SLAW's two deques, the mugger takes every
+// entry of the parked worker's preempted deque, oldest first, through the locked continuation steal
+// (each comes back detached and tagged, so it goes on the mugger's own preempted deque in the same
+// order, W1 holding), then every queued task of its fresh deque, oldest first, onto its own fresh
+// deque. Its own deques are empty (it found no work of its own), so the bottom-most entry, the one
+// the parked worker would have resumed next, is what take_own resumes. Thieves may take entries of
+// the same deque meanwhile: each entry goes to exactly one of them (the deque's CAS), and the mug is
+// whatever was left.
+promise_base* worker::mug() noexcept {
+  if (!rt_->mugging || rt_->muggable_count.load(std::memory_order_relaxed) == 0) return nullptr;
+  const std::size_t n = rt_->workers.size();
+  const std::size_t start = next_random() % n;
+  for (std::size_t i = 0; i < n; ++i) {
+    worker& v = *rt_->workers[(start + i) % n];
+    if (&v == this || !v.muggable()) continue;
+    std::uint32_t taken = 0;
+    while (promise_base* p = v.yield_continuation()) {
+      pre_.push(reinterpret_cast<split_deque::entry>(p) | parent_tag);
+      ++taken;
+    }
+    while (promise_base* p = v.yield_fresh()) {
+      fresh_bytes_in_ += frame_bytes(p);
+      fresh_.push(reinterpret_cast<split_deque::entry>(p));
+      ++taken;
+    }
+    if (taken == 0) continue;
+    c_.mugs.bump();
+    qc_.mugs.bump();
+    qc_.sampled_length.bump(taken);
+    if (promise_base* p = take_own()) return p;
+  }
+  return nullptr;
 }
 
 promise_base* worker::yield_continuation() noexcept {
@@ -175,10 +273,18 @@ promise_base* worker::take_root() noexcept {
   return r;
 }
 
+namespace {
+std::uint64_t steady_ns() noexcept {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+}  // namespace
+
 promise_base* worker::find_work(bool& stop) {
   if (promise_base* p = take_own()) return p;
   parking_lot& park = rt_->park;
   const auto n = static_cast<unsigned>(rt_->workers.size());
+  idle_.store(true, std::memory_order_relaxed);
   park.start_searching();
   const policy::idle_params idle{rt_->cfg.spin_rounds};
   std::uint32_t rounds = 0;
@@ -186,13 +292,28 @@ promise_base* worker::find_work(bool& stop) {
   for (;;) {
     if (rt_->stopping.load(std::memory_order_acquire)) {
       park.stop_searching();
+      idle_.store(false, std::memory_order_relaxed);
       stop = true;
       return nullptr;
     }
+    if (surplus()) [[unlikely]] {
+      park.stop_searching();
+      park_for_allotment();
+      idle_.store(true, std::memory_order_relaxed);
+      park.start_searching();
+      if (promise_base* p = take_own()) {  // not mugged or stolen while it was parked
+        park.found_work();
+        idle_.store(false, std::memory_order_relaxed);
+        return p;
+      }
+      continue;
+    }
     promise_base* p = take_root();
+    if (!p) p = mug();
     if (!p) p = steal(nullptr);
     if (p) {
       park.found_work();
+      idle_.store(false, std::memory_order_relaxed);
       return p;
     }
     if (policy::keep_spinning(++rounds, idle)) {
@@ -202,7 +323,13 @@ promise_base* worker::find_work(bool& stop) {
     rounds = 0;
     auto visible = [this] { return rt_->work_visible_to(*this) || rt_->stopping.load(std::memory_order_seq_cst); };
     const std::uint64_t since = tl_ ? trace_now() : 0;
-    if (park.sleep(visible, n, backoff_ns, idle, sched_->every_sleeper_polls())) {
+    // Time asleep is time idle for the desire (the quantum thread counts it as failed attempts).
+    const std::uint64_t asleep = steady_ns();
+    qc_.asleep_since.store(asleep, std::memory_order_relaxed);
+    const bool slept = park.sleep(visible, n, backoff_ns, idle, sched_->every_sleeper_polls());
+    qc_.sleep_ns.bump(steady_ns() - asleep);
+    qc_.asleep_since.store(0, std::memory_order_relaxed);
+    if (slept) {
       c_.parks.bump();
       c_.wakes.bump();
       if (tl_) trace_parked(since);
@@ -224,6 +351,7 @@ void worker::main_loop() {
     if (tl_) trace_strand_ends();
     alloc_->drain_remote();
     sync_mirrors();
+    if (surplus()) [[unlikely]] park_for_allotment();
   }
   alloc_->drain_remote();
   tls_worker = nullptr;

@@ -55,6 +55,7 @@ std::string runtime_stats::to_json() const {
     << ",\"gauge_error_bytes\":" << gauge_error_bytes << ",\"gauge_error_tasks\":" << gauge_error_tasks;
   if (!places_json.empty()) o << ",\"places\":" << places_json;
   if (!place_counters_json.empty()) o << ",\"place_counters\":" << place_counters_json;
+  if (!arbiter_json.empty()) o << ",\"arbiter\":" << arbiter_json;
   if (scheduler == "dfdeques")
     o << ",\"dfd\":{\"steals\":" << dfd_steals << ",\"failed_attempts\":" << dfd_failed_attempts
       << ",\"giveups\":" << dfd_giveups << ",\"deletions\":" << dfd_deletions << ",\"max_deques\":" << dfd_max_deques

@@ -277,3 +277,29 @@ TEST(Config, StatsFileIsOpenedWhenTheRuntimeIsBuilt) {
   EXPECT_EQ(std::fgetc(f), '{');
   std::fclose(f);
 }
+
+TEST(Config, ArbiterSettingsFromTheEnvironment) {
+  env_guard a("SLAW_ARBITER", "equi"), b("SLAW_DESIRE", "asteal"), c("SLAW_QUANTUM_MS", "2.5"), d("SLAW_BETA", "3"),
+      e("SLAW_CORES", "5"), f("SLAW_ARBITER_NAME", "/slaw-config-test");
+  const slaw::config cfg = slaw::config::from_env();
+  ASSERT_TRUE(cfg.arbiter.arbiter.has_value());
+  EXPECT_EQ(*cfg.arbiter.arbiter, slaw::policy::arbiter::equi);
+  EXPECT_EQ(cfg.arbiter.desire, slaw::policy::desire_rule::asteal);
+  EXPECT_EQ(cfg.arbiter.quantum_ns, 2'500'000u);
+  EXPECT_TRUE(cfg.arbiter.quantum_set);
+  EXPECT_EQ(cfg.arbiter.beta, 3.0);
+  EXPECT_EQ(cfg.arbiter.cores, 5u);
+  EXPECT_EQ(cfg.arbiter.name, "/slaw-config-test");
+}
+
+TEST(Config, BadArbiterValuesNameTheVariableAndTheAcceptedValues) {
+  std::string m = error_for("SLAW_ARBITER", "maybe");
+  EXPECT_NE(m.find("SLAW_ARBITER"), std::string::npos) << m;
+  EXPECT_NE(m.find("deq, equi, off"), std::string::npos) << m;
+  m = error_for("SLAW_DESIRE", "greedy");
+  EXPECT_NE(m.find("adeque, asteal"), std::string::npos) << m;
+  EXPECT_NE(error_for("SLAW_QUANTUM_MS", "0").find("SLAW_QUANTUM_MS"), std::string::npos);
+  EXPECT_NE(error_for("SLAW_BETA", "0.5").find("SLAW_BETA"), std::string::npos);
+  EXPECT_NE(error_for("SLAW_CORES", "0").find("SLAW_CORES"), std::string::npos);
+  EXPECT_NE(error_for("SLAW_ARBITER_NAME", "no-slash").find("SLAW_ARBITER_NAME"), std::string::npos);
+}

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -73,6 +74,28 @@ inline arb::segment_view look(const std::string& name) {
   return arb::take_snapshot(r.map->view());
 }
 
+inline std::map<pid_t, std::uint32_t> allotments_by_pid(const arb::segment_view& v) {
+  std::map<pid_t, std::uint32_t> m;
+  for (const auto& j : v.jobs) m[j.pid] = j.allotment;
+  return m;
+}
+
+// Whether segment `name` shows exactly these jobs (by pid) with these allotments.
+inline bool shows(const std::string& name, const std::map<pid_t, std::uint32_t>& want) {
+  const arb::segment_view v = look(name);
+  return v.consistent && allotments_by_pid(v) == want;
+}
+
+// The segment's quantum and jobs, for a failure message.
+inline std::string describe(const std::string& name) {
+  const arb::segment_view v = look(name);
+  std::string s = "quantum " + std::to_string(v.quantum) + ", jobs:";
+  for (const auto& j : v.jobs)
+    s += " pid " + std::to_string(j.pid) + " desire " + std::to_string(j.desire) + " allotment " +
+         std::to_string(j.allotment) + ";";
+  return s;
+}
+
 // A job in a forked process: registers with `workers` and `desire`, reports that desire, ticks every
 // `tick_us` until the parent closes its end of the control pipe, then leaves (unregister) and exits 0.
 // It exits by itself after 60 s (alarm) so that a failed test never leaves it behind.
@@ -85,9 +108,12 @@ struct job_spec {
   arb::client_options options;
 };
 
+// A forked process running `child(ctl)` and exiting with what it returns; `ctl` is the read end of a pipe
+// that becomes readable when the parent calls stop() (or dies). It is killed by an alarm after
+// `alarm_s` seconds, so that a failed test never leaves it behind.
 class forked_job {
  public:
-  forked_job(const arb::settings& s, job_spec spec) {
+  forked_job(const std::function<int(int ctl)>& child, unsigned alarm_s = 60) {
     int ctl[2];
     if (::pipe(ctl) != 0) throw std::runtime_error("pipe");
     std::fflush(nullptr);
@@ -95,27 +121,30 @@ class forked_job {
     if (pid_ < 0) throw std::runtime_error("fork");
     if (pid_ == 0) {
       ::close(ctl[1]);
-      ::alarm(60);
-      int rc = 0;
-      {
-        arb::client c(s, spec.options);
-        if (!c.register_job(spec.workers, spec.desire)) rc = 3;
-        c.report(spec.desire, {0.5, 7});
-        pollfd p{ctl[0], POLLIN, 0};
-        for (;;) {
-          c.tick(arb::monotonic_ns());
-          const int n = ::poll(&p, 1, spec.tick_us >= 1000 ? spec.tick_us / 1000 : 0);
-          if (n > 0) break;  // the parent closed the pipe (or wrote): stop
-          if (spec.tick_us < 1000) ::usleep(static_cast<useconds_t>(spec.tick_us));
-        }
-        if (spec.unregister_at_end) c.unregister();
-        else ::_exit(rc);  // leaves the slot behind, as a crashed job would
-      }
-      ::_exit(rc);
+      ::alarm(alarm_s);
+      ::_exit(child(ctl[0]));
     }
     ::close(ctl[0]);
     ctl_ = ctl[1];
   }
+  // A job of the arbiter only (job_spec).
+  forked_job(const arb::settings& s, job_spec spec)
+      : forked_job([s, spec](int ctl) {
+          int rc = 0;
+          arb::client c(s, spec.options);
+          if (!c.register_job(spec.workers, spec.desire)) rc = 3;
+          c.report(spec.desire, {0.5, 7});
+          pollfd p{ctl, POLLIN, 0};
+          for (;;) {
+            c.tick(arb::monotonic_ns());
+            const int n = ::poll(&p, 1, spec.tick_us >= 1000 ? spec.tick_us / 1000 : 0);
+            if (n > 0) break;  // the parent closed the pipe (or wrote): stop
+            if (spec.tick_us < 1000) ::usleep(static_cast<useconds_t>(spec.tick_us));
+          }
+          if (spec.unregister_at_end) c.unregister();
+          else ::_exit(rc);  // leaves the slot behind, as a crashed job would
+          return rc;
+        }) {}
   ~forked_job() {
     stop();
     if (pid_ > 0) {

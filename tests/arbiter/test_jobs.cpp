@@ -19,28 +19,6 @@ using namespace arbiter_test;
 
 namespace {
 
-std::map<pid_t, std::uint32_t> allotments_by_pid(const arb::segment_view& v) {
-  std::map<pid_t, std::uint32_t> m;
-  for (const auto& j : v.jobs) m[j.pid] = j.allotment;
-  return m;
-}
-
-// True when the segment shows exactly `want` (pid → allotment) in a consistent copy.
-bool shows(const std::string& name, const std::map<pid_t, std::uint32_t>& want) {
-  const arb::segment_view v = look(name);
-  return v.consistent && allotments_by_pid(v) == want;
-}
-
-std::string describe(const std::string& name) {
-  const arb::segment_view v = look(name);
-  std::string s = "quantum " + std::to_string(v.quantum) + ", jobs:";
-  for (const auto& j : v.jobs)
-    s += " pid " + std::to_string(j.pid) + " desire " + std::to_string(j.desire) + " allotment " +
-         std::to_string(j.allotment) + ";";
-  return s;
-}
-
-// DEQ's answer for `jobs` on `cores`, by the policy function itself (and checked by hand in the tests).
 std::vector<std::uint32_t> deq_answer(const std::vector<slaw::policy::job_demand>& jobs, std::uint32_t cores) {
   std::vector<std::uint32_t> out(jobs.size());
   slaw::policy::allot(slaw::policy::arbiter::deq, jobs, cores, out, 0);

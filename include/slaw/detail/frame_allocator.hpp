@@ -190,7 +190,17 @@ class SLAW_EXPORT frame_allocator {
   std::int64_t quota_used() const noexcept { return quota_.used(all_live()); }
   // Frame bytes allocated over the limit since the last take_deferred() (handed to the started task).
   std::int64_t quota_take_deferred() noexcept { return quota_.take_deferred(); }
-  bool quota_preempt_pending() const noexcept { return quota_.preempt_pending(); }
+  bool quota_preempt_pending() const noexcept { return (preempt_.load(std::memory_order_relaxed) & preempt_quota) != 0; }
+
+  // ---- the fast path's one preempt test ----
+  // Whether the next spawn or call must stop the running chain: the quota is spent (DFDeques), or the
+  // job's allotment shrank and this worker must yield its core (docs/multijob.md). One relaxed byte
+  // load, as the quota's plain flag was before.
+  bool preempt_pending() const noexcept { return preempt_.load(std::memory_order_relaxed) != 0; }
+  // Any thread (the job's quantum thread): ask the owner to yield at its next spawn; or take it back.
+  void request_yield() noexcept { preempt_.fetch_or(preempt_yield, std::memory_order_relaxed); }
+  void cancel_yield() noexcept { preempt_.fetch_and(static_cast<std::uint8_t>(~preempt_yield), std::memory_order_relaxed); }
+  bool yield_requested() const noexcept { return (preempt_.load(std::memory_order_relaxed) & preempt_yield) != 0; }
   const policy::quota& quota() const noexcept { return quota_; }
   const quota_counters& quota_stats() const noexcept { return quota_stats_; }
 
@@ -248,6 +258,17 @@ class SLAW_EXPORT frame_allocator {
   // from the lowered peaks (a relaxed atomic: the same load on the fast path as a plain field).
   std::atomic<std::int64_t> watermark_{0};
   std::int64_t other_limit_ = gauge_step;  // the watermark without its frame-peak term
+  // Bit preempt_quota mirrors quota_.preempt_pending() (owner-written, by sync_quota_preempt after every
+  // quota operation that may change it); bit preempt_yield is set by another thread. Both bits change
+  // by RMW, so neither writer loses the other's bit; the fast path only loads the byte.
+  static constexpr std::uint8_t preempt_quota = 1, preempt_yield = 2;
+  std::atomic<std::uint8_t> preempt_{0};
+  void sync_quota_preempt() noexcept {
+    const bool q = quota_.preempt_pending();
+    if (q == quota_preempt_pending()) return;
+    if (q) preempt_.fetch_or(preempt_quota, std::memory_order_relaxed);
+    else preempt_.fetch_and(static_cast<std::uint8_t>(~preempt_quota), std::memory_order_relaxed);
+  }
   policy::quota quota_;
   quota_counters quota_stats_;
   std::int64_t remote_freed_ = 0;  // bytes of other allocators freed here, not yet out of the gauge

@@ -169,6 +169,18 @@ class split_deque {
     osplit_ = ns;
   }
 
+  // Publish the whole private region (a worker parking with work left: its deque becomes muggable,
+  // docs/multijob.md). The same release CAS as expose().
+  void expose_all() noexcept {
+    want_split_.store(false, std::memory_order_relaxed);
+    if (head_ == osplit_) return;
+    std::uint64_t cur = ts_.load(std::memory_order_relaxed);
+    while (!ts_.compare_exchange_weak(cur, pack(tail_of(cur), head_), std::memory_order_release,
+                                      std::memory_order_relaxed)) {
+    }
+    osplit_ = head_;
+  }
+
   std::uint32_t head() const noexcept { return head_; }
   // Upper bound on the number of entries (owner view; refreshes the tail when it matters).
   std::uint32_t size_estimate() const noexcept { return head_ - tail_cache_; }
@@ -192,6 +204,12 @@ class split_deque {
   bool looks_empty() const noexcept {
     std::uint64_t cur = ts_.load(std::memory_order_relaxed);
     return tail_of(cur) == split_of(cur);
+  }
+  // Entries thieves can take now (the shared region; a racy snapshot, for estimates).
+  std::uint32_t stealable() const noexcept {
+    std::uint64_t cur = ts_.load(std::memory_order_relaxed);
+    const auto n = static_cast<std::int32_t>(split_of(cur) - tail_of(cur));
+    return n > 0 ? static_cast<std::uint32_t>(n) : 0;
   }
   // Asks the owner to expose part of its private region (on its next push).
   void request_split() noexcept {

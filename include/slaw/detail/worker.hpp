@@ -165,7 +165,7 @@ class SLAW_EXPORT worker {
   // ---------------- quota give-ups ----------------
   // The scheduler stopped this chain (a memory quota is spent): the next spawn or call
   // gives up the deque instead of running its task.
-  bool preempt_pending() const noexcept { return alloc_->quota_preempt_pending(); }
+  bool preempt_pending() const noexcept { return alloc_->preempt_pending(); }
   // Give-ups at a scheduling point (docs/space.md). Each returns the handle to transfer to (noop: back
   // to the scheduler loop, which steals).
   std::coroutine_handle<> give_up_at_spawn(promise_base* parent, promise_base* child) noexcept;
@@ -268,6 +268,7 @@ class SLAW_EXPORT worker {
   // This worker (the thief) stole a task from `victim` (a worker index, or no_victim).
   void count_steal(steal_from from, int victim) noexcept {
     (from == steal_from::fresh ? c_.steals_fresh : c_.steals_preempted).bump();
+    sample_victim(victim, 1);
     if (tl_) [[unlikely]] trace_steal(from, victim);
   }
   // A thief that hands a stolen task to another worker before running it (a worker waiting in place
@@ -303,6 +304,35 @@ class SLAW_EXPORT worker {
   policy::spawn_policy current_policy() const noexcept {
     return static_cast<policy::spawn_policy>(policy_mirror_.load(std::memory_order_relaxed));
   }
+  // ---------------- the job's allotment (docs/multijob.md) ----------------
+  // What the job's quantum thread reads of this worker at every quantum's end for the desire (A-Deque
+  // §IV-B): owner-written on the steal and sleep paths only, never reset (the thread takes differences).
+  struct quantum_counters {
+    counter steal_attempts;       // S: calls of the scheduler's steal
+    counter purely_unsuccessful;  // S_p: failed attempts whose sampled victim was itself idle
+    counter sampled_length;       // LEN: the sampled victims' stealable entries
+    counter mugs;                 // successful mugs (each also a LEN sample)
+    counter sleep_ns;             // time asleep in the parking lot (idle, not stealing), completed sleeps
+    std::atomic<std::uint64_t> asleep_since{0};  // steady-clock ns of the sleep in progress; 0: awake
+  };
+  const quantum_counters& quantum() const noexcept { return qc_; }
+  // Whether this worker is out of work (searching, asleep, or parked by the allotment).
+  bool idle() const noexcept { return idle_.load(std::memory_order_relaxed); }
+  // Entries thieves can take from this worker now (a racy snapshot).
+  std::uint32_t stealable() const noexcept { return pre_.stealable() + fresh_.stealable(); }
+  // The quantum thread asks a busy worker to expose part of its private entries at its next push, so
+  // that the job's queued work can be seen (the snapshot Q' of the desire).
+  void request_sample() noexcept {
+    pre_.request_split();
+    fresh_.request_split();
+  }
+  // The worker's rank in the order in which the allotment keeps workers running: ranks below the
+  // allotment run, the others park (set before its thread starts).
+  void set_rank(unsigned r) noexcept { rank_ = r; }
+  unsigned rank() const noexcept { return rank_; }
+  // Parked by the allotment, its deques exposed whole for any worker to mug.
+  bool muggable() const noexcept { return muggable_.load(std::memory_order_acquire); }
+
   // Whether thieves could take something from this worker right now.
   bool has_visible_work() const noexcept { return !pre_.looks_empty() || !fresh_.looks_empty(); }
   frame_allocator* allocator() const noexcept { return alloc_; }
@@ -335,7 +365,21 @@ class SLAW_EXPORT worker {
   void hand_off_preempted() noexcept;
   std::coroutine_handle<> post_waiter(promise_base* waiter) noexcept;
   void decision_changed(policy::decision d, std::int32_t depth) noexcept;
-  std::coroutine_handle<> give_up(split_deque::entry below, split_deque::entry top) noexcept;
+  // `for_allotment`: the job's allotment stopped the chain (a yield under DFDeques), not the quota.
+  std::coroutine_handle<> give_up(split_deque::entry below, split_deque::entry top, bool for_allotment) noexcept;
+  // The allotment asked this worker to yield (and no quota is spent): the spawn becomes help-first, the
+  // chain stops with its parent's continuation on the preempted deque, and the worker goes back to its
+  // loop, which parks it.
+  std::coroutine_handle<> yield_at_spawn(promise_base* parent, promise_base* child) noexcept;
+  // Whether the job's allotment no longer covers this worker.
+  bool surplus() const noexcept;
+  // Parks until the allotment covers this worker again (or shutdown), its deques exposed and muggable.
+  void park_for_allotment() noexcept;
+  // Takes a parked worker's muggable deques whole into this worker's own (empty) deques and returns
+  // the bottom-most task to resume; null if there was none.
+  promise_base* mug() noexcept;
+  // A steal attempt's sample for the desire: the victim's stealable entries (+ `taken`).
+  void sample_victim(int victim, std::uint32_t taken) noexcept;
   std::coroutine_handle<> complete_spawned_slow(promise_base* p) noexcept;
   // Routine 1, step 1: own tasks, deepest in the sync tree first. A worker waiting in place for
   // `waiting_for` takes a bottom entry only if its task is inside that finish.
@@ -404,6 +448,10 @@ class SLAW_EXPORT worker {
   runtime_impl* rt_;
   scheduler* sched_;
   unsigned index_;
+  unsigned rank_ = 0;
+  quantum_counters qc_;
+  std::atomic<bool> idle_{false};
+  std::atomic<bool> muggable_{false};
   std::uint64_t rng_;
   worker_counters c_;
   struct {

@@ -21,6 +21,7 @@ class dfdeques final : public scheduler {
   promise_base* steal(worker& thief, const finish_node* inside) noexcept override;
   void begin_root(worker& w, promise_base* root) noexcept override;
   void give_up(worker& w) noexcept override { list_.give_up(w); }
+  bool yields_by_give_up() const noexcept override { return true; }
   void* begin_wait(worker& w, const finish_node* f) noexcept override { return list_.begin_wait(w, f).placeholder; }
   void end_wait(worker& w, void* anchor) noexcept override { list_.end_wait(w, {anchor}); }
   bool holds_work() const noexcept override { return list_.has_abandoned_work(); }

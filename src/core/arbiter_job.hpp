@@ -1,0 +1,95 @@
+// The job side of the machine-wide arbiter (issue 13; docs/multijob.md § The job side). A runtime is one
+// job: it registers in the user's segment (src/arbiter/client.hpp) and a thread of its own ends each
+// quantum: it sums the workers' steal-path counters into a policy::quantum_sample, computes the desire
+// with policy::next_desire (A-Deque or A-Steal, the functions the simulator runs), reports it, ticks the
+// leaderless quantum, and applies the allotment it reads back.
+//
+// Applying an allotment a: workers of rank < a run, the others are surplus. A surplus worker running a
+// chain is asked to yield through its allocator's preempt byte, which the spawn fast path already
+// tests (so neither parking nor waking adds work there); it stops at its next spawn, goes back to its
+// loop and parks with its deques exposed and muggable (worker::park_for_allotment). An idle surplus
+// worker parks at its next look for work. When the allotment grows, the thread stores it and wakes the
+// parked workers (the `allot_event` futex, runtime_impl). Ranks keep one worker per leaf place first,
+// so with places no place is left without a worker: the allotment applied is at least the leaf count.
+//
+// Threads: the constructor and destructor run on the runtime's owner; everything else on the quantum
+// thread, except add_stats/reset_stats (any thread; the summary has its own mutex).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "slaw/config.hpp"
+#include "slaw/policy/desire.hpp"
+
+namespace slaw {
+struct runtime_stats;
+}
+
+namespace slaw::arbiter {
+class client;
+}
+
+namespace slaw::detail {
+
+class runtime_impl;
+
+// The cost of one failed steal attempt, for S_max = a·L / t_steal (desire.hpp I2) and for counting time
+// asleep as failed attempts (an idle worker of the paper's model keeps stealing; ours sleeps).
+inline constexpr double steal_attempt_ns = 1000.0;
+
+class arbiter_job {
+ public:
+  // Registers the runtime (unless SLAW_ARBITER=off) and starts the quantum thread. `min_allotment`:
+  // the fewest workers it keeps running (one per leaf place).
+  arbiter_job(runtime_impl& rt, const arbiter_settings& s, std::uint32_t min_allotment);
+  ~arbiter_job();  // stops the thread, leaves the table, lets every worker run again
+  arbiter_job(const arbiter_job&) = delete;
+  arbiter_job& operator=(const arbiter_job&) = delete;
+
+  // The "arbiter" object of the stats JSON; reset between runs with the other counters.
+  std::string stats_json() const;
+  void reset_stats();
+
+ private:
+  void loop();
+  void end_quantum(std::uint64_t now_ns);
+  void apply(std::uint32_t allotment);
+
+  runtime_impl& rt_;
+  std::unique_ptr<arbiter::client> client_;
+  policy::desire_rule rule_;
+  policy::desire_params params_;
+  policy::desire_state state_;
+  std::uint32_t min_allotment_;
+  std::uint32_t allotment_;  // a(q): the allotment applied during the quantum being measured
+  std::uint64_t quantum_start_ns_ = 0;
+
+  struct worker_marks {  // each worker's counters at the last quantum's end
+    std::uint64_t attempts = 0, purely = 0, length = 0, mugs = 0, slept = 0;
+  };
+  std::vector<worker_marks> marks_;
+
+  struct summary {
+    std::uint64_t quanta = 0;
+    double desire_last = 1, desire_sum = 0, desire_max = 0;
+    std::uint32_t allotment_last = 0, allotment_min = 0, allotment_max = 0;
+    double allotment_sum = 0, utilization_sum = 0;
+    std::uint32_t jobs_max = 0;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> changes;  // (quantum, allotment), the first 256
+  };
+  mutable std::mutex summary_m_;
+  summary summary_;
+
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace slaw::detail

@@ -1,0 +1,137 @@
+// slaw::runtime as a job of the arbiter, in one process (issue 13 item 4; docs/multijob.md § The job side):
+// a lone runtime keeps all its workers; two busy runtimes sharing two cores each run one worker while
+// both run, and the survivor gets both back when the other ends; the A-Deque desire of a busy job climbs
+// to its worker count and an idle one's falls to 1; SLAW_ARBITER=off registers nothing. Labelled
+// arbiter-concurrency: these run under ThreadSanitizer too.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fib_job.hpp"
+#include "support.hpp"
+
+using namespace arbiter_test;
+
+namespace {
+
+slaw::config job_config(const std::string& name, unsigned workers, std::uint32_t cores, double quantum_ms) {
+  slaw::config c;
+  c.workers = workers;
+  c.arbiter.name = name;
+  c.arbiter.cores = cores;
+  c.arbiter.quantum_ns = static_cast<std::uint64_t>(quantum_ms * 1e6);
+  return c;
+}
+
+// A number field of the stats' "arbiter" object.
+double field(const std::string& json, const std::string& key) {
+  std::smatch m;
+  const std::regex re("\"" + key + "\":([-0-9.e+]+)");
+  if (!std::regex_search(json, m, re)) return -1;
+  return std::stod(m[1].str());
+}
+
+// Runs fib(n) on `rt` until `stop`, checking every result; returns the runs that were wrong.
+long keep_busy(slaw::runtime& rt, int n, const std::atomic<bool>& stop) {
+  const long want = fib_serial(n);
+  long wrong = 0;
+  while (!stop.load()) wrong += rt.run(fib(n)) != want;
+  return wrong;
+}
+
+TEST(ArbiterRuntime, ALoneRuntimeKeepsAllItsWorkers) {
+  scoped_name name;
+  slaw::runtime rt(job_config(name, 4, 2, 1));
+  std::atomic<bool> stop{false};
+  std::thread t([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stop.store(true);
+  });
+  EXPECT_EQ(keep_busy(rt, 20, stop), 0);
+  t.join();
+  const std::string j = rt.stats().arbiter_json;
+  EXPECT_EQ(field(j, "allotment_min"), 4) << j;
+  EXPECT_EQ(field(j, "jobs_max"), 1) << j;
+  EXPECT_GT(field(j, "quanta"), 10) << j;
+  EXPECT_NE(j.find("\"registered\":true"), std::string::npos) << j;
+}
+
+TEST(ArbiterRuntime, TwoBusyRuntimesShareTheCoresAndTheSurvivorGetsThemBack) {
+  scoped_name name;
+  auto a = std::make_unique<slaw::runtime>(job_config(name, 2, 2, 1));
+  slaw::runtime b(job_config(name, 2, 2, 1));
+  std::atomic<bool> stop_a{false}, stop_b{false};
+  long wrong_a = 0, wrong_b = 0;
+  std::thread ta([&] { wrong_a = keep_busy(*a, 22, stop_a); });
+  std::thread tb([&] { wrong_b = keep_busy(b, 22, stop_b); });
+  // While both run, each gets one core (DEQ of two desires >= 1 over 2 cores). The segment is read, not
+  // the runtimes' stats(), which may only be read between runs.
+  auto allotments = [&] {
+    std::vector<std::uint32_t> v;
+    for (const auto& j : look(name).jobs) v.push_back(j.allotment);
+    return v;
+  };
+  EXPECT_TRUE(eventually([&] { return allotments() == std::vector<std::uint32_t>{1, 1}; }, 20)) << describe(name);
+  stop_a.store(true);
+  ta.join();
+  a.reset();  // leaves the table: its core goes to b at once
+  EXPECT_TRUE(eventually([&] { return allotments() == std::vector<std::uint32_t>{2}; }, 20)) << describe(name);
+  stop_b.store(true);
+  tb.join();
+  EXPECT_EQ(wrong_a, 0);
+  EXPECT_EQ(wrong_b, 0);
+  const slaw::runtime_stats s = b.stats();
+  EXPECT_EQ(field(s.arbiter_json, "jobs_max"), 2) << s.arbiter_json;
+  EXPECT_EQ(field(s.arbiter_json, "allotment_min"), 1) << s.arbiter_json;
+}
+
+TEST(ArbiterRuntime, ABusyJobsDesireClimbsToItsWorkersAndAnIdleOnesFallsToOne) {
+  scoped_name name;
+  slaw::runtime busy(job_config(name, 2, 4, 1));
+  slaw::runtime idle(job_config(name, 3, 4, 1));
+  std::atomic<bool> stop{false};
+  long wrong = 0;
+  std::thread t([&] { wrong = keep_busy(busy, 24, stop); });
+  // DEQ over 4 cores: the idle job (desire 1) gets 1; the busy one asks for its 2 workers and gets them.
+  // The segment is read (the jobs are told apart by their worker counts), not the runtimes' stats().
+  auto job_with = [&](std::uint32_t workers) {
+    for (const auto& j : look(name).jobs)
+      if (j.workers == workers) return j;
+    return arb::job_view{};
+  };
+  EXPECT_TRUE(eventually([&] { return job_with(2).desire >= 2 && job_with(3).desire <= 1.0 && job_with(3).reports > 0; }, 20))
+      << describe(name);
+  EXPECT_TRUE(eventually([&] { return job_with(3).allotment == 1 && job_with(2).allotment == 2; }, 20)) << describe(name);
+  stop.store(true);
+  t.join();
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST(ArbiterRuntime, OffRegistersNothing) {
+  scoped_name name;
+  slaw::config c = job_config(name, 2, 2, 1);
+  c.arbiter.arbiter = slaw::policy::arbiter::off;
+  slaw::runtime rt(c);
+  EXPECT_EQ(rt.run(fib(15)), 610);
+  EXPECT_EQ(rt.stats().arbiter_json, "");
+  EXPECT_TRUE(look(name).jobs.empty());
+}
+
+TEST(ArbiterRuntime, BadSettingsInCodeAreRejected) {
+  slaw::config c;
+  c.workers = 1;
+  c.arbiter.quantum_ns = 5;
+  EXPECT_THROW({ slaw::runtime rt(c); }, slaw::config_error);
+  c.arbiter.quantum_ns = 10'000'000;
+  c.arbiter.beta = 0.5;
+  EXPECT_THROW({ slaw::runtime rt(c); }, slaw::config_error);
+  c.arbiter.beta = 2;
+  c.arbiter.name = "no-slash";
+  EXPECT_THROW({ slaw::runtime rt(c); }, slaw::config_error);
+}
+
+}  // namespace
