@@ -52,6 +52,18 @@ struct spawn_name<true> {
   const char* get() const noexcept { return value; }
 };
 
+// A spawn's schedule clause, held only where one was written: an unclaused spawn's is `dyn` at compile
+// time, so the policy never tests it.
+template <bool Given>
+struct spawn_schedule {
+  static constexpr policy::schedule get() noexcept { return policy::schedule::dyn; }
+};
+template <>
+struct spawn_schedule<true> {
+  policy::schedule value;
+  policy::schedule get() const noexcept { return value; }
+};
+
 // A spawn's place, held only where a place clause was written: other spawns take the parent's.
 template <bool Placed>
 struct spawn_place {};
@@ -67,9 +79,10 @@ inline constexpr unsigned schedule_clause_bit = 1, name_clause_bit = 2, place_cl
 
 template <unsigned Seen>
 struct spawn_clauses {
+  static constexpr bool scheduled = (Seen & schedule_clause_bit) != 0;
   static constexpr bool named = (Seen & name_clause_bit) != 0;
   static constexpr bool placed = (Seen & place_clause_bit) != 0;
-  policy::schedule schedule = policy::schedule::dyn;
+  [[no_unique_address]] spawn_schedule<scheduled> schedule{};
   [[no_unique_address]] spawn_name<named> name{};
   [[no_unique_address]] spawn_place<placed> place{};
 };
@@ -77,7 +90,7 @@ struct spawn_clauses {
 template <unsigned To, unsigned From>
 spawn_clauses<To> widen(const spawn_clauses<From>& c) noexcept {
   spawn_clauses<To> r;
-  r.schedule = c.schedule;
+  if constexpr (spawn_clauses<From>::scheduled) r.schedule = c.schedule;
   if constexpr (spawn_clauses<From>::named) r.name = c.name;
   if constexpr (spawn_clauses<From>::placed) r.place = c.place;
   return r;
@@ -93,7 +106,7 @@ struct clause_kind<schedule_clause> {
   template <unsigned S>
   static spawn_clauses<S | bit> add(const spawn_clauses<S>& c, schedule_clause x) noexcept {
     auto r = widen<S | bit>(c);
-    r.schedule = x.value;
+    r.schedule.value = x.value;
     return r;
   }
 };
@@ -137,7 +150,7 @@ struct spawn_awaiter {
     assert(w && "slaw::async used outside a slaw task");
     detail::finish_node* f = parent->cur;
     child->kind = detail::task_kind::spawned;
-    child->out = slot;
+    child->set_target(slot);
     child->join = f;
     child->cur = f;
     child->parent = parent;
@@ -150,10 +163,10 @@ struct spawn_awaiter {
       }
     }
     child->place = parent->place;
-    if (w->choose(clauses.schedule) == policy::spawn_policy::hf) {
+    if (w->choose(clauses.schedule.get()) == policy::spawn_policy::hf) {
       child->kind = detail::task_kind::queued;
       f->add_unit();
-      if (w->tracing()) [[unlikely]] w->trace_queued(child, clauses.name.get(), clauses.schedule);  // before a thief can see it
+      if (w->tracing()) [[unlikely]] w->trace_queued(child, clauses.name.get(), clauses.schedule.get());  // before a thief can see it
       w->push_fresh(child);
       return true;
     }
@@ -164,7 +177,7 @@ struct spawn_awaiter {
     // touch nothing of it afterwards.
     promise<T>* c = child;
     detail::worker* w = detail::tls_worker;
-    if (w->tracing()) [[unlikely]] w->trace_work_first(c, clauses.name.get(), clauses.schedule);
+    if (w->tracing()) [[unlikely]] w->trace_work_first(c, clauses.name.get(), clauses.schedule.get());
     if (w->preempt_pending()) [[unlikely]] return w->give_up_at_spawn(parent, c);  // a memory quota is spent
     std::coroutine_handle<> run = c->self;
     w->push_preempted(c);

@@ -41,15 +41,26 @@ struct final_awaiter {
 
 template <class T>
 struct promise_storage {
-  T* out;  // spawned tasks: the caller's slot, or null to discard the result; calls: null
+  // A trivially copyable result always has a target, so that co_return stores it with no test: the
+  // caller's slot, or this frame's own `value` (a call's result, or a spawned task's dropped one).
+  // Other results: spawned tasks' slot, or null to discard it; calls: null.
+  static constexpr bool always_stored = std::is_trivially_copyable_v<T>;
+  T* out;
   union {
     T value;  // a call's result, taken (and destroyed) by the caller
   };
   promise_storage() noexcept {}
   ~promise_storage() {}
+  // Where a spawned task's result goes (`slot`, null: dropped) or, with null, a call's.
+  void set_target(T* slot) noexcept {
+    if constexpr (always_stored) out = slot ? slot : &value;
+    else out = slot;
+  }
   template <class U>
   void return_value(U&& v) {
-    if (out) {
+    if constexpr (always_stored) {
+      ::new (static_cast<void*>(out)) T(std::forward<U>(v));
+    } else if (out) {
       *out = std::forward<U>(v);
     } else if (static_cast<promise<T>*>(this)->kind == detail::task_kind::called) {
       ::new (static_cast<void*>(&value)) T(std::forward<U>(v));
@@ -61,6 +72,7 @@ struct promise_storage {
 template <>
 struct promise_storage<void> {
   void* out;
+  void set_target(void* slot) noexcept { out = slot; }
   void return_void() noexcept {}
 };
 
@@ -125,7 +137,7 @@ struct call_awaiter {
     c.parent = caller;
     c.cur = caller->cur;
     c.place = caller->place;
-    c.out = nullptr;
+    c.set_target(nullptr);
     return start_call(caller, c);
   }
   [[gnu::always_inline]] T await_resume() {

@@ -26,7 +26,10 @@ std::coroutine_handle<> worker::complete_spawned_slow(promise_base* p) noexcept 
     switch (pre_.pop_shared(me, got)) {
       case split_deque::shared_pop::got: {
         task_ends();
-        if (pre_.head() == head_before) ++base_;  // taken by advancing tail: keep depth = head - base
+        if (pre_.head() == head_before) {  // taken by advancing tail: keep depth = head - base
+          ++base_;
+          watch_depth();
+        }
         promise_base* par = p->parent;
         if (tl_) [[unlikely]] trace_child_returned(p, par);
         p->self.destroy();

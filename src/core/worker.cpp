@@ -41,6 +41,8 @@ worker::worker(runtime_impl* rt, scheduler* sched, unsigned index, const worker_
       index_(index),
       rng_(0x9E3779B97F4A7C15ull * (index + 1)) {
   adp_.reset(adp_params_, 0);
+  if (mode_ != policy::mode::dyn)  // choose() does not look at a fixed mode's decisions: record it here
+    decision_changed({mode_ == policy::mode::wf ? policy::spawn_policy::wf : policy::spawn_policy::hf, policy::reason::clause}, 0);
   alloc_->reset_peaks();  // a pooled allocator: its figures start with this runtime
   alloc_->quota_disable();  // until a variant switches it on (scheduler::attach)
 }
@@ -81,6 +83,15 @@ void worker::publish_tasks() noexcept {
   tasks_published_ = tasks_local_;
   tasks_hi_ = tasks_published_ + task_step;
   tasks_lo_ = tasks_published_ - task_step;
+}
+
+void worker::pushed_preempted(unsigned r) noexcept {
+  if (r & split_deque::pushed_watch) {
+    // A depth below 0 (frames re-entered after a context switch) never exceeds the recorded maximum.
+    const std::int64_t depth = static_cast<std::int32_t>(pre_.head() - base_);
+    if (depth > 0) c_.max_wf_depth.max(static_cast<std::uint64_t>(depth));
+  }
+  if (r & split_deque::pushed_exposed) on_exposed();
 }
 
 
@@ -344,6 +355,7 @@ void worker::main_loop() {
   for (;;) {
     promise_base* p = find_work(stop);
     if (stop) break;
+    rebase();
     begin_strand(p->place);
     c_.tasks_run.bump();
     if (tl_) trace_strand_begins(p);

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <atomic>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -290,8 +291,13 @@ inline void* frame_alloc(std::size_t n, mem_kind k = mem_kind::frame) {
 
 inline void frame_free(void* p, std::size_t n, mem_kind k = mem_kind::frame) noexcept {
   chunk_header* h = header_of(p);
-  if (h->local_owner == tls_allocator) [[likely]] {  // never equal for large chunks or on non-worker threads
-    h->owner->deallocate_local(p, n, h->size_class, k);
+  frame_allocator* a = tls_allocator;
+  // Never equal for large chunks or on non-worker threads. When equal, the owner is `a` and the block's
+  // class is that of n (blocks are freed with the size they were allocated with, a constant for a
+  // coroutine frame): nothing more is loaded from the header.
+  if (h->local_owner == a) [[likely]] {
+    assert(h->size_class == size_class_of(n));
+    a->deallocate_local(p, n, size_class_of(n), k);
     return;
   }
   frame_free_slow(p, n, h, k);

@@ -83,16 +83,27 @@ class split_deque {
   }
 
   // ---------------- owner ----------------
-  // Returns true when it answered a thief's request by exposing work (rare).
-  bool push(entry e) noexcept {
-    if (head_ == push_limit_) [[unlikely]] make_room();  // head_ - tail_cache_ == capacity
+  // What a push did besides pushing (rare; the fast path tests the result once): it answered a
+  // thief's request by exposing work, and/or it wrote the watched index (below).
+  static constexpr unsigned pushed_exposed = 1, pushed_watch = 2;
+  unsigned push(entry e) noexcept {
+    if (head_ == push_limit_) [[unlikely]] return push_at_limit(e);  // the array is full, or the watch
     arr_->slot(head_).store(e, std::memory_order_relaxed);
     ++head_;
     if (want_split_.load(std::memory_order_relaxed)) [[unlikely]] {
       expose();
-      return true;
+      return pushed_exposed;
     }
-    return false;
+    return 0;
+  }
+  // The owner's watch: the push that writes index `at` reports pushed_watch and moves the watch up by
+  // one. The worker watches its next unseen work-first depth (base + maximum) with the compare a push
+  // already makes for a full array, instead of a compare of its own on every spawn. `at` must not lie
+  // behind head (as a 32-bit difference).
+  void set_watch(std::uint32_t at) noexcept {
+    watch_ = at;
+    watching_ = true;
+    set_push_limit();
   }
   bool split_requested() const noexcept { return want_split_.load(std::memory_order_relaxed); }
 
@@ -121,7 +132,7 @@ class split_deque {
       std::uint32_t t = tail_of(cur), s = split_of(cur);
       std::uint32_t n = s - t;
       if (n == 0) {
-        set_tail_cache(t);
+        if (t != tail_cache_) set_tail_cache(t);  // an empty deque is popped often: no limit to redo
         return shared_pop::stolen;
       }
       entry e = arr_->slot(s - 1).load(std::memory_order_relaxed);
@@ -280,10 +291,27 @@ class split_deque {
   }
   static constexpr unsigned max_log_capacity = 31;  // 32-bit indices: the size must stay below 2^32
 
+  [[gnu::noinline]] unsigned push_at_limit(entry e) noexcept {
+    unsigned r = 0;
+    if (watching_ && head_ == watch_) {
+      ++watch_;
+      r = pushed_watch;
+    }
+    if (head_ - tail_cache_ == arr_->capacity()) make_room();
+    set_push_limit();
+    arr_->slot(head_).store(e, std::memory_order_relaxed);
+    ++head_;
+    if (want_split_.load(std::memory_order_relaxed)) {
+      expose();
+      r |= pushed_exposed;
+    }
+    return r;
+  }
+
   void make_room() noexcept {
     // Acquire: a slot below the thieves' tail may be reused only after the thief that took it read it.
     set_tail_cache(tail_of(ts_.load(std::memory_order_acquire)));
-    if (head_ != push_limit_) return;
+    if (head_ - tail_cache_ != arr_->capacity()) return;
     unsigned log = 0;
     while ((std::uint32_t{1} << log) < arr_->capacity()) ++log;
     if (log + 1 > max_log_capacity) cannot_grow(log + 1);
@@ -302,13 +330,20 @@ class split_deque {
   std::uint32_t head_ = 0;
   std::uint32_t osplit_ = 0;
   std::uint32_t tail_cache_ = 0;
-  // tail_cache_ + capacity: a push finds the array full when head_ reaches it (head_ - tail_cache_ never
-  // exceeds the capacity, and head_ grows by one at a time). Kept with tail_cache_ by set_tail_cache.
+  // The nearer, from head_, of tail_cache_ + capacity (a push finds the array full when head_ reaches
+  // it: head_ - tail_cache_ never exceeds the capacity, and head_ grows by one at a time) and the watch.
+  // Kept with both by set_push_limit.
   std::uint32_t push_limit_ = 0;
+  std::uint32_t watch_ = 0;
+  bool watching_ = false;
   array* arr_;
   void set_tail_cache(std::uint32_t t) noexcept {
     tail_cache_ = t;
-    push_limit_ = t + arr_->capacity();
+    set_push_limit();
+  }
+  void set_push_limit() noexcept {
+    push_limit_ = tail_cache_ + arr_->capacity();
+    if (watching_ && watch_ - head_ < push_limit_ - head_) push_limit_ = watch_;
   }
   array* retired_ = nullptr;
   std::uint64_t owner_steals_ = 0;

@@ -123,9 +123,12 @@ class SLAW_EXPORT worker {
 
   // ---------------- spawn fast path ----------------
   [[gnu::always_inline]] policy::spawn_policy choose(policy::schedule clause) noexcept {
+    // A fixed mode's decision never changes (the policy trace recorded it when the worker was made).
+    if (mode_ != policy::mode::dyn) [[unlikely]]
+      return mode_ == policy::mode::wf ? policy::spawn_policy::wf : policy::spawn_policy::hf;
     const auto depth = static_cast<std::int32_t>(pre_.head() - base_);
     policy::decision d = policy::decide(
-        adp_params_, adp_, mode_, clause, depth, [this] { return fresh_.size_estimate(); },
+        adp_params_, adp_, policy::mode::dyn, clause, depth, [this] { return fresh_.size_estimate(); },
         [this] { return fresh_.refresh_size(); },
         [this] {
           return stolen_pre_.load(std::memory_order_relaxed) + stolen_fresh_.load(std::memory_order_relaxed);
@@ -134,11 +137,10 @@ class SLAW_EXPORT worker {
     return d.policy;
   }
   [[gnu::always_inline]] void push_preempted(promise_base* child) noexcept {
-    if (pre_.push(reinterpret_cast<std::uintptr_t>(child))) [[unlikely]] on_exposed();
+    // The deque watches index base_ + max_wf_depth (begin_strand): a push deeper than any before
+    // reports it, and only then is the maximum raised.
+    if (const unsigned r = pre_.push(reinterpret_cast<std::uintptr_t>(child))) [[unlikely]] pushed_preempted(r);
     c_.spawns_wf.bump();
-    // A depth below 0 (frames re-entered after a context switch) never exceeds the recorded maximum.
-    const std::int64_t depth = static_cast<std::int32_t>(pre_.head() - base_);
-    if (depth > static_cast<std::int64_t>(c_.max_wf_depth.get())) [[unlikely]] c_.max_wf_depth.max(static_cast<std::uint64_t>(depth));
   }
   [[gnu::always_inline]] void push_fresh(promise_base* child) noexcept {
     // Bytes of queued, unstarted frames: added here, subtracted by whoever takes the entry. Read before
@@ -362,6 +364,8 @@ class SLAW_EXPORT worker {
     return h->block_size;
   }
   void publish_tasks() noexcept;
+  // A preempted push's report (split_deque::push): work exposed, and/or a new maximum depth.
+  void pushed_preempted(unsigned r) noexcept;
   void hand_off_preempted() noexcept;
   std::coroutine_handle<> post_waiter(promise_base* waiter) noexcept;
   void decision_changed(policy::decision d, std::int32_t depth) noexcept;
@@ -413,9 +417,18 @@ class SLAW_EXPORT worker {
   // A strand starts with frame `p` (a task taken from somewhere, or a resumed frame): its place is
   // the worker's until the strand ends (spawns for another place never run work-first).
   void begin_strand(std::uint16_t place) noexcept {
-    base_ = pre_.head();
+    if (pre_.head() != base_) [[unlikely]] rebase();  // a help-first child's strand starts where its parent's did
     enter_place(place);
   }
+  // The preempted deque reports the push that goes deeper than max_wf_depth from base_: its watch is
+  // base_ + the maximum, set again whenever base_ moves, and for every task the scheduler loop finds
+  // (reset_counters, between runs, may have lowered the maximum; a run's first task on every worker
+  // comes through the loop).
+  void rebase() noexcept {
+    base_ = pre_.head();
+    watch_depth();
+  }
+  void watch_depth() noexcept { pre_.set_watch(base_ + static_cast<std::uint32_t>(c_.max_wf_depth.get())); }
   void enter_place(std::uint16_t place) noexcept { cur_place_.store(place, std::memory_order_relaxed); }
 
   // Owner-hot.
