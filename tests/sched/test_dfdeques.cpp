@@ -1,11 +1,14 @@
 // The DFDeques(K) scheduler: serial order at K = infinity, deques per worker, the quota between
-// steals, dummy tasks for allocations larger than K, overruns, and the S1 + K·D bound at one worker
-// (docs/space.md §2-3).
+// steals, dummy tasks for allocations larger than K, overruns, the S1 + K·D bound at one worker, and
+// batch steals from ownerless deques (B1-B3 in src/sched/dfdeques/deque_list.hpp) on deep chains of
+// escaping tasks (docs/space.md §2-3). Debug builds also assert Lemma 3.1 after every batch.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -168,6 +171,132 @@ TEST(DFDeques, OneWorkerSpaceStaysWithinS1PlusKTimesDepth) {
       std::int64_t bound = s1 + 2 * std::min<std::int64_t>(static_cast<std::int64_t>(k), s1) * 11;
       EXPECT_LE(peak, bound) << "K=" << k;
     }
+  }
+}
+
+// ---------------------------------------------------------------- batch steals (B1-B3)
+
+// Parallel DFS of a side x side torus with escaping asyncs (bench/kernels/pdfs.cpp): work-first chains
+// as deep as the graph, given up every K bytes of frames, whose continuations mostly end at once.
+struct torus {
+  int side;
+  std::unique_ptr<std::atomic<int>[]> parent;
+  std::atomic<int> ended{0};  // tasks that ran to their end
+  explicit torus(int s) : side(s), parent(new std::atomic<int>[static_cast<std::size_t>(s) * s]) {
+    for (int v = 0; v < s * s; ++v) parent[v].store(-1, std::memory_order_relaxed);
+    parent[0].store(0, std::memory_order_relaxed);
+  }
+  int vertices() const { return side * side; }
+  bool spanning_tree() const {  // every vertex labelled with a neighbour, every chain reaching 0
+    std::vector<char> reaches(static_cast<std::size_t>(vertices()), 0);
+    reaches[0] = 1;
+    std::vector<int> chain;
+    for (int v = 0; v < vertices(); ++v) {
+      chain.clear();
+      int u = v;
+      while (!reaches[static_cast<std::size_t>(u)]) {
+        const int p = parent[u].load(std::memory_order_relaxed);
+        if (p < 0 || chain.size() > static_cast<std::size_t>(vertices())) return false;
+        const int dr = (p / side - u / side + side) % side, dc = (p % side - u % side + side) % side;
+        if (!((dr == 0 && (dc == 1 || dc == side - 1)) || (dc == 0 && (dr == 1 || dr == side - 1)))) return false;
+        chain.push_back(u);
+        u = p;
+      }
+      for (int x : chain) reaches[static_cast<std::size_t>(x)] = 1;
+    }
+    return true;
+  }
+};
+
+slaw::task<> visit(torus* t, int v) {
+  const int r = v / t->side, c = v % t->side, s = t->side;
+  const int nb[4] = {(r + s - 1) % s * s + c, (r + 1) % s * s + c, r * s + (c + s - 1) % s, r * s + (c + 1) % s};
+  for (int e : nb) {
+    int expected = -1;
+    if (t->parent[e].compare_exchange_strong(expected, v, std::memory_order_relaxed)) co_await slaw::async(visit, t, e);
+  }
+  t->ended.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Returns the tasks that had ended when the finish around the DFS ended: all of them, unless a
+// detached child went uncounted (B3) and the finish ended early.
+slaw::task<int> dfs(torus* t) {
+  auto f = co_await slaw::start_finish();
+  co_await visit(t, 0);
+  co_await slaw::end_finish(f);
+  co_return t->ended.load(std::memory_order_relaxed);
+}
+
+// B1: a deque given up at one worker is emptied in at most two steals (the batch, then its top), not
+// one steal per continuation as with the paper's single-task steal (~ one per task here).
+TEST(DFDequesBatches, OneWorkerEmptiesEachGivenUpDequeInTwoSteals) {
+  for (std::uint64_t k : {std::uint64_t{1024}, std::uint64_t{4096}, std::uint64_t{50000}}) {
+    slaw::runtime rt(dfd_cfg(1, k));
+    torus t(150);  // 22 500 tasks, chains thousands deep
+    rt.reset_stats();
+    EXPECT_EQ(rt.run(dfs(&t)), t.vertices());
+    EXPECT_TRUE(t.spanning_tree());
+    const slaw::runtime_stats s = rt.stats();
+    EXPECT_GT(s.dfd_giveups, 10u) << "K=" << k;
+    EXPECT_LE(s.dfd_steals, 2 * s.dfd_giveups) << "K=" << k;
+    if (k >= 4096) EXPECT_LT(s.dfd_steals, static_cast<std::uint64_t>(t.vertices()) / 8) << "K=" << k;
+    EXPECT_LE(s.total.quota_max_used, static_cast<std::int64_t>(k));
+  }
+}
+
+// B3 under contention: thieves take batches of ownerless deques and of each other's deques while
+// chains end everywhere; every finish must count every detached child before it ends (a finish that
+// ended early returns fewer ended tasks; a child counted late underflows it). Under ThreadSanitizer
+// this also checks that a batch pushed under R's lock is published to the thieves of its new owner.
+TEST(DFDequesBatches, DeepEscapingChainsEndInsideTheirFinishUnderContention) {
+  for (std::uint64_t k : {std::uint64_t{1024}, std::uint64_t{4096}, std::uint64_t{50000}}) {
+    for (unsigned w : {2u, 4u, 8u}) {
+      slaw::runtime rt(dfd_cfg(w, k));
+      const std::int64_t memory0 = rt.stats().memory_live;
+      for (int rep = 0; rep < 20; ++rep) {
+        torus t(64);
+        ASSERT_EQ(rt.run(dfs(&t)), t.vertices()) << "K=" << k << " w=" << w << " rep=" << rep;
+        ASSERT_TRUE(t.spanning_tree()) << "K=" << k << " w=" << w;
+      }
+      const slaw::runtime_stats s = rt.stats();
+      EXPECT_GT(s.dfd_giveups, 0u);
+      EXPECT_LE(s.total.quota_max_used, static_cast<std::int64_t>(k));
+      EXPECT_LE(std::llabs(s.memory_live - memory0), s.gauge_error_bytes);  // every frame freed
+    }
+  }
+}
+
+// A waiting thief (a scope left by co_return waits in place, running only its scope's tasks) takes a
+// batch it may not run apart and leaves it in R, detached: scopes with deep chains, left early, beside
+// other scopes' chains, at K small enough that their deques are given up.
+slaw::task<> scope_left_early(torus* t, int* ended) {
+  {
+    auto f = co_await slaw::start_finish();
+    co_await slaw::async(visit, t, 0);
+    // left without end_finish: the scope's end waits in place for its tasks
+  }
+  *ended = t->ended.load(std::memory_order_relaxed);
+}
+
+TEST(DFDequesBatches, ScopesLeftEarlyWaitForTheirBatches) {
+  for (unsigned w : {1u, 2u, 8u}) {
+    slaw::runtime rt(dfd_cfg(w, 1024));
+    const std::int64_t memory0 = rt.stats().memory_live;
+    for (int rep = 0; rep < 10; ++rep) {
+      torus a(40), b(40);
+      int ended_a = -1, ended_b = -1;
+      rt.run([](torus* a, torus* b, int* ea, int* eb) -> slaw::task<> {
+        auto f = co_await slaw::start_finish();
+        co_await slaw::async(scope_left_early, a, ea);
+        co_await scope_left_early(b, eb);
+        co_await slaw::end_finish(f);
+      }(&a, &b, &ended_a, &ended_b));
+      ASSERT_EQ(ended_a, a.vertices()) << "w=" << w;
+      ASSERT_EQ(ended_b, b.vertices()) << "w=" << w;
+      ASSERT_TRUE(a.spanning_tree() && b.spanning_tree());
+    }
+    const slaw::runtime_stats s = rt.stats();
+    EXPECT_LE(std::llabs(s.memory_live - memory0), s.gauge_error_bytes);
   }
 }
 

@@ -12,6 +12,14 @@ namespace slaw::detail {
 
 using policy::deque_kind;
 
+// B1: one steal takes batch_of(m) entries and one unit of R's count.
+static_assert([] {
+  for (std::size_t m = 1; m < 4096; ++m)
+    if (deque_list::batch_of(m) < 1 || deque_list::units(m) != 1 + deque_list::units(m - deque_list::batch_of(m)))
+      return false;
+  return deque_list::units(0) == 0;
+}());
+
 deque_list::~deque_list() {
   for (const auto& s : r_)
     if (s.kind != deque_kind::owned) delete s.id;
@@ -59,34 +67,61 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const fini
     return split_deque::none;
   }
   node* s = victim->id;
-  const bool ownerless = victim->kind == deque_kind::ownerless;
-  split_deque::entry e = split_deque::none;
-  if (!ownerless) {
+  if (victim->kind != deque_kind::ownerless) {  // a worker's deque: its bottom continuation, as in work stealing
     worker* v = s->owner;
+    split_deque::entry e = split_deque::none;
     if (v->preempted_deque().looks_empty()) {
       v->preempted_deque().request_split();  // the owner exposes part of its private region at its next push
     } else if (promise_base* r = v->yield_continuation()) {
       e = reinterpret_cast<split_deque::entry>(r) | parent_tag;
       if (victim_index) *victim_index = static_cast<int>(v->index());
     }
-  } else {
-    assert(victim->tasks == s->entries.size() - s->bottom);
-    e = s->entries[s->bottom++];
-    abandoned_entries_.fetch_sub(1, std::memory_order_seq_cst);
-    if (!(e & entry_tags))  // a frame of the stopped chain: count its child as in the owned case (D1)
-      e = reinterpret_cast<split_deque::entry>(detach_entry(e)) | parent_tag;
-  }
-  if (e == split_deque::none) {
-    ++c_.failed_attempts;
+    if (e == split_deque::none) {
+      ++c_.failed_attempts;
+      return e;
+    }
+    if (inside_of && !entry_promise(e)->cur->is_inside(inside_of)) {  // set aside where w's deque would go
+      node* d = new_abandoned();
+      d->entries.push_back(e);
+      abandoned_entries_.fetch_add(1, std::memory_order_seq_cst);
+      [[maybe_unused]] const order::position at = r_.take_bottom(victim, {d, deque_kind::ownerless, units(1)});
+      ++c_.failed_attempts;
+#ifndef NDEBUG
+      check_invariants();
+      check_order_around(at);
+#endif
+      return split_deque::none;
+    }
+    node* mine = own_node(w);
+    mine->owner = &w;
+    mine->where = r_.take_bottom(victim, {mine, deque_kind::owned, 0});
+    ++c_.steals;
+#ifndef NDEBUG
+    check_invariants();
+    if (mine->where != r_.begin()) check_order_around(std::prev(mine->where));
+    check_order_around(std::next(mine->where));
+#endif
     return e;
   }
-  // R drops the task from the victim (deleting an ownerless deque it empties) and places the taker.
-  if (inside_of && !entry_promise(e)->cur->is_inside(inside_of)) {
+
+  // An ownerless deque: the batch e_1 .. e_c, all but its top (B1-B3 in the header). R's count for the
+  // victim drops by one unit in take_bottom below, which deletes it exactly when this empties it.
+  assert(victim->tasks == units(s->entries.size() - s->bottom));
+  const std::size_t m = s->entries.size() - s->bottom, c = batch_of(m);
+  split_deque::entry* const lo = &s->entries[s->bottom];  // e_1; lo[c - 1] is e_c, the one to run
+  s->bottom += c;
+  abandoned_entries_.fetch_sub(c, std::memory_order_seq_cst);
+  if (inside_of && (c > 1 || !(lo[0] & entry_tags ? entry_promise(lo[0]) : entry_promise(lo[0])->parent)
+                                  ->cur->is_inside(inside_of))) {
+    // A waiting thief that may not run the batch leaves it right of the victim, ownerless, as if it had
+    // stolen and given it up at once. Detached first: the victim's next bottom may resume e_c's frame
+    // before anyone takes this batch (B3).
     node* d = new_abandoned();
-    d->entries.push_back(e);
-    abandoned_entries_.fetch_add(1, std::memory_order_seq_cst);
-    [[maybe_unused]] const order::position at = r_.take_bottom(victim, {d, deque_kind::ownerless, 1});
-    if (ownerless && s->empty()) recycle(s);
+    for (std::size_t j = 0; j < c; ++j)
+      d->entries.push_back(lo[j] & entry_tags ? lo[j] : reinterpret_cast<split_deque::entry>(detach_entry(lo[j])) | parent_tag);
+    abandoned_entries_.fetch_add(c, std::memory_order_seq_cst);
+    [[maybe_unused]] const order::position at = r_.take_bottom(victim, {d, deque_kind::ownerless, units(c)});
+    if (s->empty()) recycle(s);
     ++c_.failed_attempts;
 #ifndef NDEBUG
     check_invariants();
@@ -94,16 +129,32 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const fini
 #endif
     return split_deque::none;
   }
+  // e_1 .. e_(c-1) onto w's own deque as they lay (B3): it is out of R and its region private, so no
+  // other thread reads these pushes before the unlock that publishes w's place.
+  split_deque& own = w.preempted_deque();
+  bool exposed = false;  // a thief's old split request answered: part of the batch is stealable at once
+  for (std::size_t j = 0; j + 1 < c; ++j) {
+    assert(!(lo[j] & start_tag) && "DFDeques: a start_tag entry below the top of an ownerless deque (S-top)");
+    exposed |= (own.push(lo[j]) & split_deque::pushed_exposed) != 0;
+  }
+  c_.batched += c - 1;
+  split_deque::entry e = lo[c - 1];
+  if (!(e & entry_tags))  // a frame of the stopped chain: count its child as in the owned case (D1, B3)
+    e = reinterpret_cast<split_deque::entry>(detach_entry(e)) | parent_tag;
   node* mine = own_node(w);
   mine->owner = &w;
   mine->where = r_.take_bottom(victim, {mine, deque_kind::owned, 0});
-  if (ownerless && s->empty()) recycle(s);
+  const bool emptied = s->empty();
   ++c_.steals;
 #ifndef NDEBUG
   check_invariants();
+  check_batch(emptied ? nullptr : s, lo[c - 1], lo, c - 1, mine->where);
   if (mine->where != r_.begin()) check_order_around(std::prev(mine->where));
   check_order_around(std::next(mine->where));
 #endif
+  if (emptied) recycle(s);  // after the checks: they read the batch from the victim's storage
+  lk.unlock();
+  if (exposed) w.on_exposed();
   return e;
 }
 
@@ -121,7 +172,7 @@ void deque_list::give_up(worker& w) {
   node* d = new_abandoned();
   // No thief can be inside w's deque: every steal holds m_.
   w.preempted_deque().take_all(d->entries);
-  const order::position at = r_.give_up(mine->where, d, d->entries.size());  // in the worker's place
+  const order::position at = r_.give_up(mine->where, d, units(d->entries.size()));  // in the worker's place (B1)
   mine->owner = nullptr;
   ++c_.giveups;
   if (at == r_.end()) recycle(d);
@@ -151,7 +202,7 @@ deque_list::wait_anchor deque_list::begin_wait(worker& w, const finish_node* f) 
   }
   for (node* d : {in_f, below})
     abandoned_entries_.fetch_add(d->entries.size(), std::memory_order_seq_cst);
-  ph->where = r_.begin_wait(mine->where, {in_f, in_f->entries.size()}, ph, {below, below->entries.size()});
+  ph->where = r_.begin_wait(mine->where, {in_f, units(in_f->entries.size())}, ph, {below, units(below->entries.size())});
   mine->owner = nullptr;
 #ifndef NDEBUG
   check_invariants();
@@ -197,7 +248,7 @@ void deque_list::check_invariants() const {
     switch (s.kind) {
       case deque_kind::ownerless:
         assert(!s.id->empty() && "DFDeques: an empty ownerless deque stayed in R");
-        assert(s.tasks == s.id->entries.size() - s.id->bottom);
+        assert(s.tasks == units(s.id->entries.size() - s.id->bottom) && "DFDeques: R's count is not the steals left (B1)");
         tasks += s.tasks;
         break;
       case deque_kind::placeholder:
@@ -219,6 +270,8 @@ void deque_list::check_order_around(order::position at) const {
   auto before = [](const label& a, const label& b) { return !a || !b || *a < *b; };  // unlabelled: unchecked
   // Within the deque: entries are stored bottom first, so the 1DF position decreases towards the top.
   for (std::size_t j = n->bottom; j + 1 < n->entries.size(); ++j)
+    assert(!(n->entries[j] & start_tag) && "DFDeques: a start_tag entry below the top of an ownerless deque (S-top)");
+  for (std::size_t j = n->bottom; j + 1 < n->entries.size(); ++j)
     assert(before(order_label_of_entry(n->entries[j + 1]), order_label_of_entry(n->entries[j])) &&
            "Lemma 3.1: an ownerless deque is out of priority order");
   label top = order_label_of_entry(n->entries.back()), bottom = order_label_of_entry(n->entries[n->bottom]);
@@ -237,6 +290,34 @@ void deque_list::check_order_around(order::position at) const {
   (void)before;
   (void)top;
   (void)bottom;
+}
+
+// B2 after a batch steal: `run` (as it lay in the victim) is what w runs, own[0 .. n) (bottom first)
+// what it pushed on its deque, `victim` what is left of the ownerless deque (null if emptied). w's
+// deque can be read here: w is the calling thread and its region is still private.
+void deque_list::check_batch(const node* victim, split_deque::entry run, const split_deque::entry* own, std::size_t n,
+                             order::position mine) const {
+  using label = std::optional<std::vector<std::uint32_t>>;
+  auto before = [](const label& a, const label& b) { return !a || !b || *a < *b; };  // unlabelled: unchecked
+  const label run_label = order_label_of_entry(run);
+  if (victim)  // part 3: what the victim keeps precedes what was taken
+    assert(before(order_label_of_entry(victim->entries[victim->bottom]), run_label) &&
+           "Lemma 3.1: a batch steal left in its victim a task that follows the one it runs");
+  label above = run_label;  // part 2 (the running task precedes its deque), then part 1 (top to bottom)
+  for (std::size_t j = n; j-- > 0;) {
+    label l = order_label_of_entry(own[j]);
+    assert(before(above, l) && "Lemma 3.1: a batch steal put on the thief's deque a task that precedes one above it or the one it runs");
+    above = std::move(l);
+  }
+  const label lowest = n ? order_label_of_entry(own[0]) : run_label;
+  for (auto r = std::next(mine); r != r_.end(); ++r)  // part 3: the thief's tasks precede those right of it
+    if (r->kind == deque_kind::ownerless) {
+      assert(before(lowest, order_label_of_entry(r->id->entries.back())) &&
+             "Lemma 3.1: a batch steal's tasks follow one of a deque right of the thief's");
+      break;
+    }
+  (void)before;
+  (void)victim;
 }
 
 }  // namespace slaw::detail

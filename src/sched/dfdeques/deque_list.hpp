@@ -5,17 +5,64 @@
 // worker that gives up its deque (quota spent) moves the entries into an ownerless `abandoned` deque
 // that takes the worker's place in R; ownerless deques are only ever popped at the bottom, by thieves.
 //
+// Batch steals. A thief that picks an ownerless deque of m >= 2 entries e_1 (bottom) .. e_m (top) takes
+// all but the top, e_1 .. e_(m-1): it runs e_(m-1), keeps e_1 .. e_(m-2) on its own deque in the same
+// order, and its deque goes right of the victim as in Fig. 5; the victim keeps e_m, which the next
+// steal takes (m = 1: the paper's steal). With the paper's one task per steal, a deep chain given up
+// (PDFS: ~312 frames per K = 50 000 bytes) came back one continuation per steal: ~10^6 steals through
+// R's lock for 10^6 tasks, 2.5x slaw-dyn's time at one worker and 5.6x at two (issue 11;
+// bench/results/dfdeques/two_workers.md).
+//   B1 (R's count).  R's order (policy::deque_order) counts, for an ownerless deque, the steals that
+//      will empty it, units(m) = min(m, 2), not its entries: every steal from it, a waiting thief's
+//      included, takes exactly batch_of(m) entries, and units(m) - 1 = units(m - batch_of(m)), so R
+//      deletes the deque exactly when its last entry goes (check_invariants asserts the count).
+//   B2 (Lemma 3.1).  The victim keeps e_m, which precedes (1DF) e_(m-1), which precedes e_(m-2) ..
+//      e_1: part 3 for the victim against the thief's deque right of it, part 2 (the running task
+//      precedes its deque) and part 1 (the thief's deque decreases from top to bottom); the batch's
+//      tasks precede every deque right of the victim, as they did in it. Asserted in debug builds
+//      after every batch (check_batch), with the parts of the paper's check (check_order_around).
+//   B3 (counting; D1 in docs/space.md).  An untagged entry e_i names the frame F_i, a work-first child
+//      standing for its parent F_(i-1)'s continuation, and the entry right above it resumes F_(i-1)
+//      (so a chain lies on any deque, owned or given up). e_c (c = m - 1), the entry run, is detached
+//      (F_c counted in its finish) under the lock before F_(c-1) runs, and F_c resumes only through
+//      e_(c+1), still in the victim: it is counted before it can end. e_1 .. e_(c-1) go untagged onto
+//      the thief's deque, in its private region, exactly as the chain lay on its first owner's deque:
+//      F_(c-1) returning finds its own entry on top and resumes F_(c-2) with no finish traffic, and a
+//      thief of that deque detaches them as in work stealing (W1 holds: the running frame is the one the
+//      top entry names). S-top: a start_tag entry (a task handed over at a give-up) is only ever the
+//      top of an ownerless deque, and a batch of m >= 2 leaves the top, so owned deques stay free of
+//      them (asserted in check_order_around).
+//   A waiting thief (it may run only tasks of its scope) takes the same entries; it runs e_1 if m = 1
+//   and the task is in its scope, and otherwise leaves the batch in R right of the victim, detached
+//   (then B3 needs no order of stealing across the cut), as an ownerless deque of its own (as if it
+//   had stolen and given it up at once), and the attempt fails. Each such split leaves one entry, so
+//   its scope's tasks surface as singletons after at most m splits (a rare path: scopes left early).
+// Why all but the top: a given-up deque's top is the task the quota stopped (the child whose frame
+// crossed K, a callee, a task waiting in reserve); below it lie continuations whose frames exist. The
+// thief resumes them in 1DF order from the highest-priority one, on the frames touched last, and
+// leaves the stopped task for the next steal, with a fresh quota. Each steal still starts one quota
+// period of at most K bytes, taken among the p leftmost deques; it runs a task of no lower priority
+// than the paper's steal would (the batch's top, not its bottom), and two steals empty a deque that
+// took m. Measured alternatives (two_workers.md): the bottom half with its top run was 1.5-3x slower
+// on PDFS (it resumes the oldest continuations, whose vertices are out of cache); the whole deque
+// restarts the stopped chain at once (serial order, serial space, and each give-up copies the
+// growing deque: 25x slower).
+//
 // Synchronisation. One lock guards R's structure and every steal; owners push and pop the top of
 // their own deque without it (the split deque's protocol, thieves then also take the deque's steal
-// lock). R is a doubly linked list, so each operation is O(p). Why one lock is correct: a steal is "take the bottom of the i-th deque AND insert the new
+// lock). A thief pushes its batch onto its own deque under the lock while that deque is out of R and
+// private (only its owner, the thief itself, touches a private region), so no other thread can see it
+// before the lock's release publishes the thief's place in R. R is a doubly linked list, so each
+// operation is O(p). Why one lock is correct: a steal is "take the bottom of the i-th deque AND insert the new
 // deque right of it"; were two thieves of the same victim to interleave these halves, the one holding
 // the lower-priority task could end up left of the other and break the order (Lemma 3.1 part 3). The
 // lock makes each steal, give-up and deletion atomic with respect to the others, so R changes by one
 // operation at a time as in the paper's model. Why it is fast enough: the owner's fast path never
 // takes it; it is taken once per steal attempt (try_lock: a thief that finds it held counts a failed
 // attempt, as two thieves hitting one deque do in the paper's model) and once per give-up, i.e.
-// O(p·D + S_a/K) times per run (Theorem 4.5), each hold being O(p) pointer steps. On many cores a
-// lazily maintained R (paper fn. 2) would remove the serialisation; 2–16 workers do not need it.
+// O(p·D + S_a/K) times per run (Theorem 4.5; two steals per given-up deque), each hold being O(p)
+// pointer steps plus the batch's pushes. On many cores a lazily maintained R (paper fn. 2)
+// would remove the serialisation; 2–16 workers do not need it.
 #pragma once
 
 #include <coroutine>
@@ -35,6 +82,7 @@ struct finish_node;
 
 struct dfd_counters {
   std::uint64_t steals = 0, failed_attempts = 0, giveups = 0, deletions = 0;
+  std::uint64_t batched = 0;  // entries moved onto a thief's own deque by batch steals (B1-B3)
   std::uint64_t max_deques = 0;
 };
 
@@ -101,6 +149,16 @@ class deque_list {
   // follows those left of it. Owned deques are skipped: their owners push and pop without the lock.
   void check_invariants() const;
   void check_order_around(order::position at) const;
+  // B2 after a batch steal (debug builds): see the definition.
+  void check_batch(const node* victim, split_deque::entry run, const split_deque::entry* own, std::size_t n,
+                   order::position mine) const;
+
+ public:
+  // B1: the steals that empty an ownerless deque of m entries, and the entries one steal takes.
+  static constexpr std::size_t batch_of(std::size_t m) noexcept { return m >= 2 ? m - 1 : m; }
+  static constexpr std::size_t units(std::size_t m) noexcept { return m < 2 ? m : 2; }
+
+ private:
 
   mutable std::mutex m_;
   std::vector<node> own_;
