@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -176,6 +177,33 @@ inline totals run_programs(slaw::runtime& rt, const std::string& config, const s
     if (++tot.failures >= st.max_failures) break;
   }
   return tot;
+}
+
+// A configuration the random programs run under: a policy with work stealing, or DFDeques(K) under dyn.
+struct sched_config {
+  slaw::policy::mode policy;
+  slaw::scheduler_kind scheduler;
+  std::uint64_t quota;
+  unsigned workers;
+};
+
+inline std::string name_of(const sched_config& c) {
+  std::string s = c.scheduler == slaw::scheduler_kind::dfdeques
+                      ? "dfd_K" + (c.quota == slaw::quota_infinite ? std::string("inf") : std::to_string(c.quota))
+                      : "ws_" + std::string(slaw::to_string(c.policy));
+  return s + "_" + std::to_string(c.workers) + "w";
+}
+
+// Per worker count: work stealing under wf, hf and dyn, then DFDeques(K) for each quota.
+inline std::vector<sched_config> sched_configs(std::initializer_list<unsigned> workers,
+                                               std::initializer_list<std::uint64_t> quotas) {
+  std::vector<sched_config> v;
+  for (unsigned w : workers) {
+    for (auto m : {slaw::policy::mode::wf, slaw::policy::mode::hf, slaw::policy::mode::dyn})
+      v.push_back({m, slaw::scheduler_kind::ws, slaw::quota_infinite, w});
+    for (std::uint64_t k : quotas) v.push_back({slaw::policy::mode::dyn, slaw::scheduler_kind::dfdeques, k, w});
+  }
+  return v;
 }
 
 }  // namespace rp

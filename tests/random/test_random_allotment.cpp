@@ -25,30 +25,10 @@
 
 namespace {
 
-struct aconfig {
-  slaw::policy::mode policy;
-  slaw::scheduler_kind scheduler;
-  std::uint64_t quota;
-  unsigned workers;
-};
+using aconfig = rp::sched_config;
+using rp::name_of;
 
-std::string name_of(const aconfig& c) {
-  std::string s = c.scheduler == slaw::scheduler_kind::dfdeques
-                      ? "dfd_K" + (c.quota == slaw::quota_infinite ? std::string("inf") : std::to_string(c.quota))
-                      : "ws_" + std::string(slaw::to_string(c.policy));
-  return s + "_" + std::to_string(c.workers) + "w";
-}
-
-std::vector<aconfig> all_configs() {
-  std::vector<aconfig> v;
-  for (unsigned w : {2u, 8u}) {
-    for (auto m : {slaw::policy::mode::wf, slaw::policy::mode::hf, slaw::policy::mode::dyn})
-      v.push_back({m, slaw::scheduler_kind::ws, slaw::quota_infinite, w});
-    for (std::uint64_t k : {std::uint64_t{1024}, slaw::quota_infinite})
-      v.push_back({slaw::policy::mode::dyn, slaw::scheduler_kind::dfdeques, k, w});
-  }
-  return v;
-}
+std::vector<aconfig> all_configs() { return rp::sched_configs({2u, 8u}, {std::uint64_t{1024}, slaw::quota_infinite}); }
 
 // Other jobs come and go in the segment: 0 to 3 of desire 8 each, changed every 0.3 ms, so that DEQ
 // gives the runtime anything from all the cores (4) to one.

@@ -28,30 +28,10 @@
 
 namespace {
 
-struct rconfig {
-  slaw::policy::mode policy;
-  slaw::scheduler_kind scheduler;
-  std::uint64_t quota;
-  unsigned workers;
-};
+using rconfig = rp::sched_config;
+using rp::name_of;
 
-std::string name_of(const rconfig& c) {
-  std::string s = c.scheduler == slaw::scheduler_kind::dfdeques
-                      ? "dfd_K" + (c.quota == slaw::quota_infinite ? std::string("inf") : std::to_string(c.quota))
-                      : "ws_" + std::string(slaw::to_string(c.policy));
-  return s + "_" + std::to_string(c.workers) + "w";
-}
-
-std::vector<rconfig> all_configs() {
-  std::vector<rconfig> v;
-  for (unsigned w : {1u, 2u, 8u}) {
-    for (auto m : {slaw::policy::mode::wf, slaw::policy::mode::hf, slaw::policy::mode::dyn})
-      v.push_back({m, slaw::scheduler_kind::ws, slaw::quota_infinite, w});
-    for (std::uint64_t k : {std::uint64_t{1024}, std::uint64_t{50000}, slaw::quota_infinite})
-      v.push_back({slaw::policy::mode::dyn, slaw::scheduler_kind::dfdeques, k, w});
-  }
-  return v;
-}
+std::vector<rconfig> all_configs() { return rp::sched_configs({1u, 2u, 8u}, {std::uint64_t{1024}, std::uint64_t{50000}, slaw::quota_infinite}); }
 
 slaw::config runtime_config(const rconfig& c) {
   slaw::config cfg;

@@ -12,6 +12,13 @@ namespace slaw::detail {
 
 using policy::deque_kind;
 
+namespace {
+// A task's position in the serial (1DF) order, if it is labelled (serial_order.hpp); unlabelled
+// positions are not checked.
+using order_label = std::optional<std::vector<std::uint32_t>>;
+[[maybe_unused]] bool precedes(const order_label& a, const order_label& b) { return !a || !b || *a < *b; }
+}  // namespace
+
 // B1: one steal takes batch_of(m) entries and one unit of R's count.
 static_assert([] {
   for (std::size_t m = 1; m < 4096; ++m)
@@ -266,28 +273,20 @@ void deque_list::check_invariants() const {
 void deque_list::check_order_around(order::position at) const {
   if (at == r_.end() || at->kind != deque_kind::ownerless) return;
   const node* n = at->id;
-  using label = std::optional<std::vector<std::uint32_t>>;
-  auto before = [](const label& a, const label& b) { return !a || !b || *a < *b; };  // unlabelled: unchecked
   // Within the deque: entries are stored bottom first, so the 1DF position decreases towards the top.
   for (std::size_t j = n->bottom; j + 1 < n->entries.size(); ++j)
     assert(!(n->entries[j] & start_tag) && "DFDeques: a start_tag entry below the top of an ownerless deque (S-top)");
   for (std::size_t j = n->bottom; j + 1 < n->entries.size(); ++j)
-    assert(before(order_label_of_entry(n->entries[j + 1]), order_label_of_entry(n->entries[j])) &&
+    assert(precedes(order_label_of_entry(n->entries[j + 1]), order_label_of_entry(n->entries[j])) &&
            "Lemma 3.1: an ownerless deque is out of priority order");
-  label top = order_label_of_entry(n->entries.back()), bottom = order_label_of_entry(n->entries[n->bottom]);
+  const order_label top = order_label_of_entry(n->entries.back()), bottom = order_label_of_entry(n->entries[n->bottom]);
   for (auto l = at; l != r_.begin();)
     if ((--l)->kind == deque_kind::ownerless) {
-      assert(before(order_label_of_entry(l->id->entries[l->id->bottom]), top) &&
+      assert(precedes(order_label_of_entry(l->id->entries[l->id->bottom]), top) &&
              "Lemma 3.1: a deque holds a task that precedes one of a deque left of it");
       break;
     }
-  for (auto r = std::next(at); r != r_.end(); ++r)
-    if (r->kind == deque_kind::ownerless) {
-      assert(before(bottom, order_label_of_entry(r->id->entries.back())) &&
-             "Lemma 3.1: a deque holds a task that follows one of a deque right of it");
-      break;
-    }
-  (void)before;
+  assert(precedes(bottom, top_right_of(at)) && "Lemma 3.1: a deque holds a task that follows one of a deque right of it");
   (void)top;
   (void)bottom;
 }
@@ -297,27 +296,29 @@ void deque_list::check_order_around(order::position at) const {
 // deque can be read here: w is the calling thread and its region is still private.
 void deque_list::check_batch(const node* victim, split_deque::entry run, const split_deque::entry* own, std::size_t n,
                              order::position mine) const {
-  using label = std::optional<std::vector<std::uint32_t>>;
-  auto before = [](const label& a, const label& b) { return !a || !b || *a < *b; };  // unlabelled: unchecked
-  const label run_label = order_label_of_entry(run);
+  const order_label run_label = order_label_of_entry(run);
   if (victim)  // part 3: what the victim keeps precedes what was taken
-    assert(before(order_label_of_entry(victim->entries[victim->bottom]), run_label) &&
+    assert(precedes(order_label_of_entry(victim->entries[victim->bottom]), run_label) &&
            "Lemma 3.1: a batch steal left in its victim a task that follows the one it runs");
-  label above = run_label;  // part 2 (the running task precedes its deque), then part 1 (top to bottom)
+  order_label above = run_label;  // part 2 (the running task precedes its deque), then part 1 (top to bottom)
   for (std::size_t j = n; j-- > 0;) {
-    label l = order_label_of_entry(own[j]);
-    assert(before(above, l) && "Lemma 3.1: a batch steal put on the thief's deque a task that precedes one above it or the one it runs");
+    order_label l = order_label_of_entry(own[j]);
+    assert(precedes(above, l) && "Lemma 3.1: a batch steal put on the thief's deque a task that precedes one above it or the one it runs");
     above = std::move(l);
   }
-  const label lowest = n ? order_label_of_entry(own[0]) : run_label;
-  for (auto r = std::next(mine); r != r_.end(); ++r)  // part 3: the thief's tasks precede those right of it
-    if (r->kind == deque_kind::ownerless) {
-      assert(before(lowest, order_label_of_entry(r->id->entries.back())) &&
-             "Lemma 3.1: a batch steal's tasks follow one of a deque right of the thief's");
-      break;
-    }
-  (void)before;
+  const order_label lowest = n ? order_label_of_entry(own[0]) : run_label;
+  assert(precedes(lowest, top_right_of(mine)) &&  // part 3: the thief's tasks precede those right of it
+         "Lemma 3.1: a batch steal's tasks follow one of a deque right of the thief's");
+  (void)lowest;
   (void)victim;
+  (void)mine;
+}
+
+// The label of the top task of the first ownerless deque right of `at` (none: nothing to compare).
+std::optional<std::vector<std::uint32_t>> deque_list::top_right_of(order::position at) const {
+  for (auto r = std::next(at); r != r_.end(); ++r)
+    if (r->kind == deque_kind::ownerless) return order_label_of_entry(r->id->entries.back());
+  return std::nullopt;
 }
 
 }  // namespace slaw::detail

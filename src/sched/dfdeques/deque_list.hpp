@@ -68,6 +68,7 @@
 #include <coroutine>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <atomic>
 #include <vector>
 
@@ -149,6 +150,7 @@ class deque_list {
   // follows those left of it. Owned deques are skipped: their owners push and pop without the lock.
   void check_invariants() const;
   void check_order_around(order::position at) const;
+  std::optional<std::vector<std::uint32_t>> top_right_of(order::position at) const;
   // B2 after a batch steal (debug builds): see the definition.
   void check_batch(const node* victim, split_deque::entry run, const split_deque::entry* own, std::size_t n,
                    order::position mine) const;
