@@ -62,6 +62,19 @@ void deque_list::recycle(node* d) {
 }
 
 
+// A waiting thief took tasks `d` it may not run: they go right of the victim, ownerless, where its own
+// deque would have gone (as if it had stolen them and given them up at once). A failed attempt.
+split_deque::entry deque_list::set_aside(order::position victim, node* d) {
+  abandoned_entries_.fetch_add(d->entries.size(), std::memory_order_seq_cst);
+  [[maybe_unused]] const order::position at = r_.take_bottom(victim, {d, deque_kind::ownerless, units(d->entries.size())});
+  ++c_.failed_attempts;
+#ifndef NDEBUG
+  check_invariants();
+  check_order_around(at);
+#endif
+  return split_deque::none;
+}
+
 split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const finish_node* inside_of, int* victim_index) {
   std::unique_lock<std::mutex> lk(m_, std::try_to_lock);
   if (!lk.owns_lock()) return split_deque::none;  // another steal or give-up is in progress: a failed attempt
@@ -90,14 +103,7 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const fini
     if (inside_of && !entry_promise(e)->cur->is_inside(inside_of)) {  // set aside where w's deque would go
       node* d = new_abandoned();
       d->entries.push_back(e);
-      abandoned_entries_.fetch_add(1, std::memory_order_seq_cst);
-      [[maybe_unused]] const order::position at = r_.take_bottom(victim, {d, deque_kind::ownerless, units(1)});
-      ++c_.failed_attempts;
-#ifndef NDEBUG
-      check_invariants();
-      check_order_around(at);
-#endif
-      return split_deque::none;
+      return set_aside(victim, d);
     }
     node* mine = own_node(w);
     mine->owner = &w;
@@ -126,14 +132,8 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const fini
     node* d = new_abandoned();
     for (std::size_t j = 0; j < c; ++j)
       d->entries.push_back(lo[j] & entry_tags ? lo[j] : reinterpret_cast<split_deque::entry>(detach_entry(lo[j])) | parent_tag);
-    abandoned_entries_.fetch_add(c, std::memory_order_seq_cst);
-    [[maybe_unused]] const order::position at = r_.take_bottom(victim, {d, deque_kind::ownerless, units(c)});
+    set_aside(victim, d);
     if (s->empty()) recycle(s);
-    ++c_.failed_attempts;
-#ifndef NDEBUG
-    check_invariants();
-    check_order_around(at);
-#endif
     return split_deque::none;
   }
   // e_1 .. e_(c-1) onto w's own deque as they lay (B3): it is out of R and its region private, so no

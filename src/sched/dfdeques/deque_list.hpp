@@ -142,6 +142,7 @@ class deque_list {
   order::position own_place(const worker& w) noexcept;
   void remove_own(worker& w);  // under the lock
   node* new_abandoned();
+  split_deque::entry set_aside(order::position victim, node* d);
   void recycle(node* d);
 
   // Debug checks (under the lock): R's structure, and Lemma 3.1's order around the ownerless deque at
