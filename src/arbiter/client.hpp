@@ -74,7 +74,7 @@ class client {
   std::uint64_t quantum_ns() const noexcept;
   // Jobs registered now (1 when running as if alone).
   std::uint32_t jobs() const noexcept;
-  // The policy in force: "deq", "equi", "automatic" (deq from two jobs on), or "off" when running as if alone.
+  // The policy in force: "deq", "equi", "automatic" (deq once two jobs want cores), or "off" when running as if alone.
   std::string policy() const;
   bool created_segment() const noexcept { return created_; }
   std::uint32_t runtime_id() const noexcept { return runtime_id_; }

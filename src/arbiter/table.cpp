@@ -163,7 +163,9 @@ void recompute(segment& s, std::uint64_t rotation, const critical_hook& hook) {
   switch (policy_of(h)) {
     case policy_setting::equi: a = policy::arbiter::equi; break;
     case policy_setting::deq: a = policy::arbiter::deq; break;
-    case policy_setting::automatic: a = n > 1 ? policy::arbiter::deq : policy::arbiter::off; break;
+    case policy_setting::automatic:
+      a = policy::automatic_policy(std::span<const policy::job_demand>(demand, n), cores_of(h));
+      break;
   }
   policy::allot(a, std::span<const policy::job_demand>(demand, n), cores_of(h), std::span<std::uint32_t>(out, n), rotation);
   for (std::uint32_t k = 0; k < n; ++k) {

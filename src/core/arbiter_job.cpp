@@ -42,7 +42,7 @@ arbiter_job::arbiter_job(runtime_impl& rt, const arbiter_settings& s, std::uint3
   state_.reset(params_);
   allotment_ = n;
   summary_.allotment_last = summary_.allotment_min = summary_.allotment_max = n;
-  client_->register_job(n, state_.desire);
+  client_->register_job(n, 0.0);  // idle until its first run (run_begins reports the desire then)
   summary_.jobs_max = client_->jobs();
   apply(client_->allotment());
   quantum_start_ns_ = now_ns();
@@ -68,11 +68,39 @@ void arbiter_job::loop() {
   for (;;) {
     const std::uint64_t quantum = std::max<std::uint64_t>(client_->quantum_ns(), 100'000);
     const auto next = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(quantum_start_ns_ + quantum));
-    if (cv_.wait_until(lk, next, [this] { return stop_; })) return;
+    if (cv_.wait_until(lk, next, [this] { return stop_ || report_now_; })) {
+      if (stop_) return;
+      report_now_ = false;
+      lk.unlock();
+      report_busy();
+      lk.lock();
+      continue;  // the same quantum goes on
+    }
     lk.unlock();
     end_quantum(now_ns());
     lk.lock();
   }
+}
+
+// Idle and busy (see idle_ in the header). The two sides form a Dekker pair over run_began_ and idle_,
+// both seq_cst: end_quantum stores idle_ = true before it takes run_began_, run_begins stores
+// run_began_ before it loads idle_; so either the quantum's end sees the run (the quantum is busy) or
+// the run sees idle_ and asks for an immediate report. A run is never left reported idle for a quantum.
+void arbiter_job::run_begins() {
+  run_began_.store(true, std::memory_order_seq_cst);
+  if (!idle_.load(std::memory_order_seq_cst)) return;
+  {
+    std::lock_guard<std::mutex> g(m_);
+    report_now_ = true;
+  }
+  cv_.notify_all();
+}
+
+void arbiter_job::report_busy() {
+  if (!idle_.load(std::memory_order_relaxed)) return;  // a quantum's end saw the run first
+  idle_.store(false, std::memory_order_relaxed);
+  client_->report(state_.desire, {1.0, rt_.injected_size()});
+  client_->tick(arbiter::monotonic_ns());
 }
 
 // The end of quantum q (A-Deque §IV-B, digest §3.2): S, S_p, LEN and the mugs summed over the workers
@@ -102,6 +130,19 @@ void arbiter_job::end_quantum(std::uint64_t now) {
     x.mugs += mugs;
     slept_attempts += static_cast<std::uint64_t>(static_cast<double>(slept) / steal_attempt_ns);
   }
+  idle_.store(true, std::memory_order_seq_cst);
+  const bool ran = run_began_.exchange(false, std::memory_order_seq_cst);
+  if (!ran && rt_.active_runs.load(std::memory_order_seq_cst) == 0) {
+    // No run was in progress: an idle job wants no cores, whatever its workers' counters say.
+    client_->report(0.0, {0.0, rt_.injected_size()});
+    client_->tick(arbiter::monotonic_ns());
+    apply(client_->allotment());
+    quantum_start_ns_ = now;
+    std::lock_guard<std::mutex> g(summary_m_);
+    ++summary_.idle_quanta;
+    return;
+  }
+  idle_.store(false, std::memory_order_relaxed);
   x.steal_attempts += slept_attempts;
   x.purely_unsuccessful += slept_attempts;
   x.max_steal_attempts = policy::max_steal_attempts(allotment_, static_cast<double>(elapsed), steal_attempt_ns);
@@ -168,7 +209,7 @@ std::string arbiter_job::stats_json() const {
   const double q = s.quanta ? static_cast<double>(s.quanta) : 1.0;
   o << "{\"policy\":\"" << client_->policy() << "\",\"desire_rule\":\"" << policy::desire_rule_name(rule_)
     << "\",\"registered\":" << (client_->registered() ? "true" : "false") << ",\"quantum_ns\":" << client_->quantum_ns()
-    << ",\"quanta\":" << s.quanta << ",\"jobs_max\":" << s.jobs_max << ",\"desire_last\":" << s.desire_last
+    << ",\"quanta\":" << s.quanta << ",\"idle_quanta\":" << s.idle_quanta << ",\"jobs_max\":" << s.jobs_max << ",\"desire_last\":" << s.desire_last
     << ",\"desire_mean\":" << (s.quanta ? s.desire_sum / q : 0.0) << ",\"desire_max\":" << s.desire_max
     << ",\"utilization_mean\":" << (s.quanta ? s.utilization_sum / q : 0.0) << ",\"allotment_last\":" << s.allotment_last
     << ",\"allotment_min\":" << s.allotment_min << ",\"allotment_max\":" << s.allotment_max

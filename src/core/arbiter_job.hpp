@@ -16,6 +16,7 @@
 // thread, except add_stats/reset_stats (any thread; the summary has its own mutex).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -52,6 +53,10 @@ class arbiter_job {
   arbiter_job(const arbiter_job&) = delete;
   arbiter_job& operator=(const arbiter_job&) = delete;
 
+  // runtime::run calls this as a run begins (any thread). A job that reported itself idle reports its
+  // desire again at once instead of at its quantum's end, so that the others give up cores sooner.
+  void run_begins();
+
   // The "arbiter" object of the stats JSON; reset between runs with the other counters.
   std::string stats_json() const;
   void reset_stats();
@@ -59,6 +64,7 @@ class arbiter_job {
  private:
   void loop();
   void end_quantum(std::uint64_t now_ns);
+  void report_busy();
   void apply(std::uint32_t allotment);
 
   runtime_impl& rt_;
@@ -76,7 +82,7 @@ class arbiter_job {
   std::vector<worker_marks> marks_;
 
   struct summary {
-    std::uint64_t quanta = 0;
+    std::uint64_t quanta = 0, idle_quanta = 0;  // quanta counts the busy ones only
     double desire_last = 1, desire_sum = 0, desire_max = 0;
     std::uint32_t allotment_last = 0, allotment_min = 0, allotment_max = 0;
     double allotment_sum = 0, utilization_sum = 0;
@@ -86,9 +92,16 @@ class arbiter_job {
   mutable std::mutex summary_m_;
   summary summary_;
 
+  // Idle quanta: a quantum in which no run was in progress (no run at its end, and none began in it) is
+  // idle: the job reports desire 0 and leaves state_ as it was, so an idle runtime takes no cores
+  // (policy::automatic_policy) and resumes with the desire it had.
+  std::atomic<bool> run_began_{false};  // set by run_begins, taken by end_quantum
+  std::atomic<bool> idle_{true};        // the last report said desire 0 (written by the quantum thread)
+
   std::mutex m_;
   std::condition_variable cv_;
   bool stop_ = false;
+  bool report_now_ = false;  // run_begins on an idle job: report the desire without ending the quantum
   std::thread thread_;
 };
 

@@ -210,6 +210,7 @@ void runtime::run_root_erased(detail::promise_base* root) {
   root->parent = nullptr;
   root->place = static_cast<std::uint16_t>(impl_->deployment.tree.root());  // anywhere
   impl_->active_runs.fetch_add(1, std::memory_order_acq_rel);
+  if (impl_->job) impl_->job->run_begins();
   // SLAW_RECORD: the first run is recorded (begun before any of its tasks can run).
   const bool recorded = impl_->recorder &&
                         impl_->recorder->begin_run(root, detail::header_of(root->self.address())->block_size);

@@ -1,7 +1,8 @@
 // slaw::runtime as a job of the arbiter, in one process (issue 13 item 4; docs/multijob.md § The job side):
 // a lone runtime keeps all its workers; two busy runtimes sharing two cores each run one worker while
 // both run, and the survivor gets both back when the other ends; the A-Deque desire of a busy job climbs
-// to its worker count and an idle one's falls to 1; SLAW_ARBITER=off registers nothing. Labelled
+// to its worker count and a serial one's falls to 1; a runtime with no run in progress wants no cores;
+// SLAW_ARBITER=off registers nothing. Labelled
 // arbiter-concurrency: these run under ThreadSanitizer too.
 #include <gtest/gtest.h>
 
@@ -89,14 +90,22 @@ TEST(ArbiterRuntime, TwoBusyRuntimesShareTheCoresAndTheSurvivorGetsThemBack) {
   EXPECT_EQ(field(s.arbiter_json, "allotment_min"), 1) << s.arbiter_json;
 }
 
-TEST(ArbiterRuntime, ABusyJobsDesireClimbsToItsWorkersAndAnIdleOnesFallsToOne) {
+// A task with no parallelism: one worker runs it, the others find nothing to steal.
+slaw::task<int> serial_until(const std::atomic<bool>& stop) {
+  while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  co_return 0;
+}
+
+TEST(ArbiterRuntime, ABusyJobsDesireClimbsToItsWorkersAndASerialOnesFallsToOne) {
   scoped_name name;
   slaw::runtime busy(job_config(name, 2, 4, 1));
   slaw::runtime idle(job_config(name, 3, 4, 1));
   std::atomic<bool> stop{false};
   long wrong = 0;
   std::thread t([&] { wrong = keep_busy(busy, 24, stop); });
-  // DEQ over 4 cores: the idle job (desire 1) gets 1; the busy one asks for its 2 workers and gets them.
+  std::thread ts([&] { idle.run(serial_until(stop)); });
+  // DEQ over 4 cores: the serial job (desire 1: two of its three workers never find work) gets 1; the
+  // busy one asks for its 2 workers and gets them.
   // The segment is read (the jobs are told apart by their worker counts), not the runtimes' stats().
   auto job_with = [&](std::uint32_t workers) {
     for (const auto& j : look(name).jobs)
@@ -108,7 +117,44 @@ TEST(ArbiterRuntime, ABusyJobsDesireClimbsToItsWorkersAndAnIdleOnesFallsToOne) {
   EXPECT_TRUE(eventually([&] { return job_with(3).allotment == 1 && job_with(2).allotment == 2; }, 20)) << describe(name);
   stop.store(true);
   t.join();
+  ts.join();
   EXPECT_EQ(wrong, 0);
+}
+
+// A runtime with no run in progress is not a job that wants cores: it reports desire 0, and a busy
+// runtime beside it keeps every core. Before this, an idle runtime's desire stayed at 1 (I5) and DEQ
+// halved the busy one (every slaw-bench configuration at 2 workers ran on one core, its siblings idle).
+// When the idle runtime starts a run, both share; when it stops again, the busy one gets all back.
+TEST(ArbiterRuntime, AnIdleRuntimeTakesNoCoresFromABusyOne) {
+  scoped_name name;
+  slaw::runtime busy(job_config(name, 2, 2, 1));
+  slaw::runtime idle(job_config(name, 2, 2, 1));
+  std::atomic<bool> stop{false};
+  long wrong = 0;
+  std::thread t([&] { wrong = keep_busy(busy, 24, stop); });
+  auto jobs = [&] {
+    std::vector<arb::job_view> v;
+    for (const auto& j : look(name).jobs) v.push_back(j);
+    return v;
+  };
+  auto allotment_of = [&](std::size_t k) { return jobs().size() == 2 ? jobs()[k].allotment : 0u; };
+  // The slots are taken in registration order: busy first.
+  EXPECT_TRUE(eventually([&] { return jobs().size() == 2 && jobs()[1].reports > 0 && jobs()[1].desire == 0.0; }, 20))
+      << describe(name);
+  EXPECT_TRUE(eventually([&] { return allotment_of(0) == 2; }, 20)) << describe(name);
+  std::atomic<bool> stop_idle{false};
+  long wrong_idle = 0;
+  std::thread ti([&] { wrong_idle = keep_busy(idle, 22, stop_idle); });
+  EXPECT_TRUE(eventually([&] { return allotment_of(0) == 1 && allotment_of(1) == 1; }, 20)) << describe(name);
+  stop_idle.store(true);
+  ti.join();
+  EXPECT_TRUE(eventually([&] { return allotment_of(0) == 2 && jobs()[1].desire == 0.0; }, 20)) << describe(name);
+  stop.store(true);
+  t.join();
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(wrong_idle, 0);
+  const std::string j = idle.stats().arbiter_json;
+  EXPECT_GT(field(j, "idle_quanta"), 0) << j;
 }
 
 TEST(ArbiterRuntime, OffRegistersNothing) {

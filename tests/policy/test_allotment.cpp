@@ -286,6 +286,23 @@ TEST(Allotment, AllotBySelector) {
   EXPECT_EQ(a[0], 1u);
 }
 
+// The default: DEQ only once two jobs want cores. Jobs with desire 0 (runtimes with no run in progress)
+// neither turn it on nor, under it, take cores.
+TEST(Allotment, AutomaticCountsOnlyTheJobsThatWantCores) {
+  const job_demand busy_and_idle[] = {{1.0, 2}, {0.0, 2}, {0.0, 8}};
+  EXPECT_EQ(automatic_policy(busy_and_idle, 2), arbiter::off);
+  const job_demand two_busy[] = {{1.0, 2}, {0.0, 2}, {1.5, 8}};
+  EXPECT_EQ(automatic_policy(two_busy, 2), arbiter::deq);
+  std::uint32_t a[3];
+  allot(automatic_policy(two_busy, 2), two_busy, 2, a);
+  EXPECT_EQ((std::vector<std::uint32_t>(a, a + 3)), (std::vector<std::uint32_t>{1, 0, 1}));
+  const job_demand lone[] = {{1.0, 16}};
+  EXPECT_EQ(automatic_policy(lone, 16), arbiter::off);
+  EXPECT_EQ(automatic_policy(std::span<const job_demand>{}, 16), arbiter::off);
+  const job_demand no_workers[] = {{3.0, 0}, {3.0, 4}};  // a job that can run nothing wants nothing
+  EXPECT_EQ(automatic_policy(no_workers, 16), arbiter::off);
+}
+
 // With every job holding at least ⌈P/n⌉ workers, allot(equi) is equi(); allot(deq) is deq() on the
 // desires capped at the workers.
 TEST(Allotment, AllotAgreesWithTheFunctions) {

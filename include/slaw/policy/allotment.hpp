@@ -156,4 +156,14 @@ constexpr void allot(arbiter a, std::span<const job_demand> jobs, std::uint32_t 
   }
 }
 
+// The default policy (SLAW_ARBITER unset): DEQ once more than one job wants cores; otherwise every job
+// runs all its workers (a lone program keeps the machine). A job that wants none — a runtime with no
+// run in progress reports desire 0 (docs/multijob.md) — takes nothing from the others: under DEQ it
+// gets 0 cores, and it does not turn DEQ on, so one busy program beside idle ones keeps every core.
+constexpr arbiter automatic_policy(std::span<const job_demand> jobs, std::uint32_t cores) noexcept {
+  std::size_t wanting = 0;
+  for (const job_demand& j : jobs) wanting += desire_want(j.desire, cores) > 0 && j.workers > 0;
+  return wanting > 1 ? arbiter::deq : arbiter::off;
+}
+
 }  // namespace slaw::policy
