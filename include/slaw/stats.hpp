@@ -44,6 +44,7 @@ struct SLAW_EXPORT runtime_stats {
   // DFDeques only.
   std::uint64_t quota = 0;  // K; 0 = infinite
   std::uint64_t dfd_steals = 0, dfd_failed_attempts = 0, dfd_giveups = 0, dfd_deletions = 0, dfd_max_deques = 0;
+  std::uint64_t dfd_batched = 0;  // entries moved onto thieves' deques by batch steals (docs/space.md)
   std::string to_json() const;
 };
 

@@ -240,6 +240,9 @@ TEST(DFDequesBatches, OneWorkerEmptiesEachGivenUpDequeInTwoSteals) {
     EXPECT_GT(s.dfd_giveups, 10u) << "K=" << k;
     EXPECT_LE(s.dfd_steals, 2 * s.dfd_giveups) << "K=" << k;
     if (k >= 4096) EXPECT_LT(s.dfd_steals, static_cast<std::uint64_t>(t.vertices()) / 8) << "K=" << k;
+    // The continuations moved in batches, not one per steal: the batches carried more than the steals.
+    EXPECT_GT(s.dfd_batched, s.dfd_steals) << "K=" << k;
+    EXPECT_NE(s.to_json().find("\"batched\":" + std::to_string(s.dfd_batched)), std::string::npos);
     EXPECT_LE(s.total.quota_max_used, static_cast<std::int64_t>(k));
   }
 }

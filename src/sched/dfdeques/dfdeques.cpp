@@ -58,6 +58,7 @@ void dfdeques::add_stats(runtime_stats& s) const {
   s.dfd_giveups = dc.giveups;
   s.dfd_deletions = dc.deletions;
   s.dfd_max_deques = dc.max_deques;
+  s.dfd_batched = dc.batched;
 }
 
 }  // namespace slaw::detail
