@@ -108,7 +108,7 @@ void worker::detach_bottom() noexcept {
   }
   if (e == split_deque::none) return;
   // An owned deque holds no start_tag entries: the entry resumes its own frame, or its parent's.
-  pre_.push(reinterpret_cast<split_deque::entry>(detach_entry(e)) | parent_tag);
+  push_back(reinterpret_cast<split_deque::entry>(detach_entry(e)) | parent_tag);
 }
 
 std::coroutine_handle<> worker::suspend_at_end(finish_node* f, promise_base* waiter) noexcept {

@@ -13,8 +13,8 @@ namespace slaw::detail {
 std::coroutine_handle<> worker::give_up(split_deque::entry below, split_deque::entry top, bool for_allotment) noexcept {
   sync_mirrors();
   detach_bottom();
-  if (below != split_deque::none) pre_.push(below);
-  pre_.push(top);
+  if (below != split_deque::none) push_back(below);
+  push_back(top);
   // Counted before the hand-over: once the deque is the scheduler's, a thief may finish the run
   // before this worker runs another instruction, and stats() read after run() must see the count.
   // Under a variant that yields by giving up (DFDeques), the allotment may be the reason.
@@ -74,7 +74,7 @@ std::coroutine_handle<> worker::yield_at_spawn(promise_base* parent, promise_bas
   child->join->add_unit();
   sync_mirrors();
   detach_bottom();
-  pre_.push(reinterpret_cast<split_deque::entry>(parent) | parent_tag);
+  push_back(reinterpret_cast<split_deque::entry>(parent) | parent_tag);
   push_fresh(child);
   return std::noop_coroutine();
 }

@@ -41,8 +41,9 @@ worker::worker(runtime_impl* rt, scheduler* sched, unsigned index, const worker_
       index_(index),
       rng_(0x9E3779B97F4A7C15ull * (index + 1)) {
   adp_.reset(adp_params_, 0);
-  if (mode_ != policy::mode::dyn)  // choose() does not look at a fixed mode's decisions: record it here
+  if (mode_ != policy::mode::dyn)  // a fixed mode's decision never changes: record it here
     decision_changed({mode_ == policy::mode::wf ? policy::spawn_policy::wf : policy::spawn_policy::hf, policy::reason::clause}, 0);
+  if (policy::wf_until_interval_end(mode_, adp_, last_decision_)) arm();  // fixed wf mode
   alloc_->reset_peaks();  // a pooled allocator: its figures start with this runtime
   alloc_->quota_disable();  // until a variant switches it on (scheduler::attach)
 }
@@ -78,6 +79,33 @@ void worker::decision_changed(policy::decision d, std::int32_t depth) noexcept {
                     policy::reason_code(last_reason_)});
 }
 
+// The slow path of choose: the spawn is decided by policy::decide, with the countdown handed back to
+// adp_ first. Then the worker arms again if the decision allows (see choose).
+policy::spawn_policy worker::choose_slow(policy::schedule clause) noexcept {
+  if (armed_) {
+    // A dyn-clause spawn got here by counting fast_left_ down to 0; decide() counts it once more.
+    if (clause == policy::schedule::dyn) ++fast_left_;
+    disarm();
+  }
+  const auto depth = static_cast<std::int32_t>(pre_.head() - base_);
+  policy::decision d = policy::decide(
+      adp_params_, adp_, mode_, clause, depth, [this] { return fresh_.size_estimate(); },
+      [this] { return fresh_.refresh_size(); },
+      [this] { return stolen_pre_.load(std::memory_order_relaxed) + stolen_fresh_.load(std::memory_order_relaxed); });
+  if (d.policy != last_decision_) [[unlikely]] decision_changed(d, depth);
+  // In dyn mode this decision was work-first (last_decision_), so the depth is below S.
+  if (policy::wf_until_interval_end(mode_, adp_, last_decision_)) arm();
+  else fast_left_ = 1;  // disarmed: the next spawn comes here too
+  return d.policy;
+}
+
+void worker::arm() noexcept {
+  armed_ = true;
+  // Fixed wf mode: the countdown only brings a spawn here once in 2^32, and then it arms again.
+  fast_left_ = mode_ == policy::mode::wf ? UINT32_MAX : adp_.left;
+  watch_depth();
+}
+
 void worker::publish_tasks() noexcept {
   process_task_gauge().add(tasks_local_ - tasks_published_);
   tasks_published_ = tasks_local_;
@@ -90,6 +118,8 @@ void worker::pushed_preempted(unsigned r) noexcept {
     // A depth below 0 (frames re-entered after a context switch) never exceeds the recorded maximum.
     const std::int64_t depth = static_cast<std::int32_t>(pre_.head() - base_);
     if (depth > 0) c_.max_wf_depth.max(static_cast<std::uint64_t>(depth));
+    // The stack bound (see choose): the next spawn is help-first, which choose_slow decides.
+    if (armed_ && mode_ == policy::mode::dyn && depth >= static_cast<std::int64_t>(adp_params_.S)) disarm();
   }
   if (r & split_deque::pushed_exposed) on_exposed();
 }
@@ -124,7 +154,7 @@ promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
   // wait (its older entries were handed off when the wait began), and may run here (docs/finish.md).
   if (waiting_for && !wait_runs_unstarted_) {  // popped entries are ours: their frames can be read
     if (p != split_deque::none && !as_promise(p)->cur->is_inside(waiting_for)) {
-      pre_.push(p);
+      push_back(p);
       p = split_deque::none;
     }
     if (f != split_deque::none && !as_promise(f)->cur->is_inside(waiting_for)) {
@@ -139,7 +169,7 @@ promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
   if (pick == policy::own_task::none) return nullptr;
   c_.local_takes.bump();
   if (pick == policy::own_task::fresh) {
-    if (p != split_deque::none) pre_.push(p);  // the other bottom goes back
+    if (p != split_deque::none) push_back(p);  // the other bottom goes back
     fresh_bytes_out_ += frame_bytes(as_promise(f));
     if (tl_) trace_next_start(segment_kind::hf);
     return as_promise(f);
@@ -237,7 +267,7 @@ promise_base* worker::mug() noexcept {
     if (&v == this || !v.muggable()) continue;
     std::uint32_t taken = 0;
     while (promise_base* p = v.yield_continuation()) {
-      pre_.push(reinterpret_cast<split_deque::entry>(p) | parent_tag);
+      push_back(reinterpret_cast<split_deque::entry>(p) | parent_tag);
       ++taken;
     }
     while (promise_base* p = v.yield_fresh()) {

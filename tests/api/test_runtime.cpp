@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdint>
 #include <chrono>
 #include <memory>
 #include <cstdlib>
@@ -155,6 +156,61 @@ TEST(Runtime, DeepRecursionRespectsStackBound) {
       EXPECT_LE(s.total.max_wf_depth, c.adp.S);
       EXPECT_GE(s.total.max_wf_depth, c.adp.S - 1);  // the bound was reached, and held
       EXPECT_GT(s.total.spawns_hf, 1000u);           // the stack condition forced help-first
+    }
+  }
+}
+
+// The spawn fast path (worker.hpp, choose) skips the depth test while armed and relies on the
+// preempted deque's watch to report the push that reaches depth S. Random trees whose paths climb past
+// S and fall back again many times, with short intervals (the worker arms and disarms often) and some
+// explicit clauses: every node runs once (the count comes from the tree's text) and no worker ever
+// goes deeper than S.
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 31;
+  x *= 0x7fb5d329728ea185ull;
+  x ^= x >> 27;
+  x *= 0x81dadef4bc2dd44dull;
+  return x ^ (x >> 33);
+}
+unsigned children_of(std::uint64_t id, int level) { return level >= 24 ? 0 : mix(id) % 16 < 11 ? 1 : mix(id) % 16 < 15 ? 2 : 0; }
+slaw::schedule_clause clause_of(std::uint64_t id) {
+  const std::uint64_t r = mix(id ^ 0x5bd1e995) % 16;
+  return r == 0 ? slaw::wf : r == 1 ? slaw::hf : slaw::dyn;
+}
+long tree_size(std::uint64_t id, int level) {
+  long n = 1;
+  for (unsigned i = 0; i < children_of(id, level); ++i) n += tree_size(id * 3 + i + 1, level + 1);
+  return n;
+}
+slaw::task<> tree(std::uint64_t id, int level, std::atomic<long>* ran) {
+  ran->fetch_add(1, std::memory_order_relaxed);
+  for (unsigned i = 0; i < children_of(id, level); ++i) {
+    const std::uint64_t child = id * 3 + i + 1;
+    co_await slaw::async(clause_of(child), tree, child, level + 1, ran);
+  }
+}
+slaw::task<> forest(unsigned roots, std::atomic<long>* ran) {
+  for (unsigned r = 0; r < roots; ++r) co_await slaw::async(tree, mix(r) % 1000003 * 1000, 0, ran);
+}
+
+TEST(Runtime, StackBoundHoldsWhileTheDepthCrossesItOften) {
+  constexpr unsigned roots = 3000;
+  long expected = 0;
+  for (unsigned r = 0; r < roots; ++r) expected += tree_size(mix(r) % 1000003 * 1000, 0);
+  for (std::uint32_t INT : {1u, 3u, 64u}) {
+    for (unsigned w : {1u, 2u, 8u}) {
+      slaw::config c = make_cfg(w, slaw::policy::mode::dyn);
+      c.adp.S = 5;
+      c.adp.INT = INT;
+      c.adp.steal_threshold = INT;
+      slaw::runtime rt(c);
+      std::atomic<long> ran{0};
+      rt.run(forest(roots, &ran));
+      EXPECT_EQ(ran.load(), expected) << "INT " << INT << ", " << w << " workers";
+      auto s = rt.stats();
+      EXPECT_LE(s.total.max_wf_depth, c.adp.S) << "INT " << INT << ", " << w << " workers";
+      EXPECT_EQ(s.total.max_wf_depth, c.adp.S) << "the bound was never reached";
+      EXPECT_GT(s.total.spawns_wf, static_cast<std::uint64_t>(expected) / 4);
     }
   }
 }

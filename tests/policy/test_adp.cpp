@@ -229,3 +229,87 @@ TEST(AdpReason, TraceReasonsAgreeWithTheOldRederivationWhereItWasRight) {
   EXPECT_GT(changes, 1000);
   EXPECT_GT(differ, 0);
 }
+
+// The worker's spawn fast path (include/slaw/detail/worker.hpp, choose): while
+// wf_until_interval_end holds it skips decide() and counts the interval down itself, and its deque
+// reports the push that reaches depth S. Modelled here step by step against decide() alone, on random
+// spawn sequences (depth walking up and down across S, explicit clauses, steals, fresh counts): every
+// decision, the interval state and the recorded changes must be the same.
+TEST(AdpFastPath, CountingDownWhileArmedDecidesAsDecide) {
+  std::mt19937_64 rng(23);
+  for (mode m : {mode::dyn, mode::wf, mode::hf}) {
+    for (std::uint32_t INT : {1u, 2u, 5u, 64u}) {
+      adp_params p;
+      p.S = 6;
+      p.F = 3;
+      p.INT = INT;
+      p.steal_threshold = INT / 2;
+      adp_state ref, fast;
+      ref.reset(p, 0);
+      fast.reset(p, 0);
+      spawn_policy ref_last = spawn_policy::hf, fast_last = spawn_policy::hf;
+      std::uint64_t ref_changes = 0, fast_changes = 0, skipped = 0;
+      bool armed = false;
+      std::uint32_t fast_left = 1;
+      auto disarm = [&] {
+        if (!armed) return;
+        fast.left = fast_left;
+        fast_left = 1;
+        armed = false;
+      };
+      std::int64_t depth = 0;
+      std::uint64_t stolen = 0;
+      for (int i = 0; i < 50000; ++i) {
+        input in;
+        in.m = m;
+        in.clause = rng() % 10 == 0 ? (rng() % 2 ? schedule::wf : schedule::hf) : schedule::dyn;
+        depth += rng() % 2 ? 1 : -1;  // a random walk around the bound
+        depth = std::max<std::int64_t>(-2, std::min<std::int64_t>(depth, p.S + 2));
+        in.depth = depth;
+        in.fresh = static_cast<std::uint32_t>(rng() % (p.F + 2));
+        if (rng() % (2 * INT) == 0) stolen += INT + 1;  // about every other interval turns help-first
+        in.stolen = stolen;
+
+        const spawn_policy want = step(p, ref, in).policy;
+        if (want != ref_last) ++ref_changes;
+        ref_last = want;
+
+        // The deque's watch: the push that made the depth S disarmed the worker.
+        if (armed && m == mode::dyn && depth >= p.S) disarm();
+        spawn_policy got;
+        if (in.clause == schedule::dyn && --fast_left != 0) {
+          got = spawn_policy::wf;
+          ++skipped;
+        } else if (in.clause != schedule::dyn && m == mode::dyn &&
+                   clause_decision(p, in.clause, depth).policy == fast_last) {
+          got = fast_last;  // an explicit clause that changes nothing: decided inline, not counted
+        } else if (m == mode::hf) {
+          got = spawn_policy::hf;
+          fast_left = 1;
+        } else if (m == mode::wf && in.clause != schedule::dyn) {
+          got = spawn_policy::wf;
+        } else {
+          if (armed) {
+            if (in.clause == schedule::dyn) ++fast_left;
+            disarm();
+          }
+          got = step(p, fast, in).policy;
+          if (got != fast_last) ++fast_changes;
+          fast_last = got;
+          if (wf_until_interval_end(m, fast, fast_last)) {
+            armed = true;
+            fast_left = m == mode::wf ? UINT32_MAX : fast.left;
+          } else {
+            fast_left = 1;
+          }
+        }
+        ASSERT_EQ(got, want) << "mode " << int(m) << " INT " << INT << " spawn " << i;
+        if (m == mode::dyn) ASSERT_EQ(armed ? fast_left : fast.left, ref.left);
+        ASSERT_EQ(fast.current, ref.current);
+        ASSERT_EQ(fast.switches, ref.switches);
+      }
+      EXPECT_EQ(fast_changes, ref_changes);
+      if (m == mode::wf || (m == mode::dyn && INT >= 5)) EXPECT_GT(skipped, 1000u) << "mode " << int(m) << " INT " << INT;
+    }
+  }
+}

@@ -12,6 +12,7 @@
 // (its entry was stolen, or tagged when its chain suspended) and then it ends its unit in its finish.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <coroutine>
 #include <cstdint>
@@ -122,19 +123,32 @@ class SLAW_EXPORT worker {
   ~worker();
 
   // ---------------- spawn fast path ----------------
+  // The spawn's policy (ADP, policy::decide). The fast path is one countdown. While the worker is
+  // *armed* (policy::wf_until_interval_end: dyn mode in a work-first interval whose last decision was
+  // work-first, or fixed wf mode), every dyn-clause spawn is work-first until the interval ends or the
+  // depth reaches S, and `fast_left_` stands in for the interval's countdown adp_.left. The preempted
+  // deque watches the depth: its watch is never above base_ + S - 1 while armed in dyn mode
+  // (watch_depth), so the push that makes the depth S reports and disarms (pushed_preempted). Everything
+  // else — an interval's end, a help-first interval, the stack bound, an explicit clause, fixed hf
+  // mode — goes through choose_slow, which decides with policy::decide and arms again when it may.
+  // Disarmed, fast_left_ is 1, so that the countdown sends every spawn to choose_slow.
   [[gnu::always_inline]] policy::spawn_policy choose(policy::schedule clause) noexcept {
-    // A fixed mode's decision never changes (the policy trace recorded it when the worker was made).
-    if (mode_ != policy::mode::dyn) [[unlikely]]
-      return mode_ == policy::mode::wf ? policy::spawn_policy::wf : policy::spawn_policy::hf;
-    const auto depth = static_cast<std::int32_t>(pre_.head() - base_);
-    policy::decision d = policy::decide(
-        adp_params_, adp_, policy::mode::dyn, clause, depth, [this] { return fresh_.size_estimate(); },
-        [this] { return fresh_.refresh_size(); },
-        [this] {
-          return stolen_pre_.load(std::memory_order_relaxed) + stolen_fresh_.load(std::memory_order_relaxed);
-        });
-    if (d.policy != last_decision_) [[unlikely]] decision_changed(d, depth);
-    return d.policy;
+    if (clause == policy::schedule::dyn) {
+      if (--fast_left_ != 0) [[likely]] return policy::spawn_policy::wf;
+    } else if (mode_ == policy::mode::dyn) {
+      // An explicit clause does not count in the interval: only a change of policy, to be recorded
+      // (and to disarm), needs choose_slow.
+      const auto depth = static_cast<std::int32_t>(pre_.head() - base_);
+      const policy::spawn_policy p = policy::clause_decision(adp_params_, clause, depth).policy;
+      if (p == last_decision_) [[likely]] return p;
+      return choose_slow(clause);
+    }
+    if (mode_ == policy::mode::hf) {  // fixed hf mode: every spawn, no decision to record
+      fast_left_ = 1;
+      return policy::spawn_policy::hf;
+    }
+    if (mode_ == policy::mode::wf && clause != policy::schedule::dyn) return policy::spawn_policy::wf;
+    return choose_slow(clause);
   }
   [[gnu::always_inline]] void push_preempted(promise_base* child) noexcept {
     // The deque watches index base_ + max_wf_depth (begin_strand): a push deeper than any before
@@ -369,6 +383,21 @@ class SLAW_EXPORT worker {
   void hand_off_preempted() noexcept;
   std::coroutine_handle<> post_waiter(promise_base* waiter) noexcept;
   void decision_changed(policy::decision d, std::int32_t depth) noexcept;
+  policy::spawn_policy choose_slow(policy::schedule clause) noexcept;
+  void arm() noexcept;
+  // Every push onto the preempted deque other than a spawn's (an entry put back, tagged or taken over).
+  // One that wrote the watched index moved the watch on unseen: the fast path may no longer trust it,
+  // so the worker disarms, and the next spawn's choose_slow arms again with a fresh watch.
+  void push_back(split_deque::entry e) noexcept {
+    if (pre_.push(e) & split_deque::pushed_watch) disarm();
+  }
+  // Hands the countdown back to adp_ (the fast path's spawns are counted there from now on).
+  void disarm() noexcept {
+    if (!armed_) return;
+    adp_.left = fast_left_;
+    fast_left_ = 1;
+    armed_ = false;
+  }
   // `for_allotment`: the job's allotment stopped the chain (a yield under DFDeques), not the quota.
   std::coroutine_handle<> give_up(split_deque::entry below, split_deque::entry top, bool for_allotment) noexcept;
   // The allotment asked this worker to yield (and no quota is spent): the spawn becomes help-first, the
@@ -428,13 +457,24 @@ class SLAW_EXPORT worker {
     base_ = pre_.head();
     watch_depth();
   }
-  void watch_depth() noexcept { pre_.set_watch(base_ + static_cast<std::uint32_t>(c_.max_wf_depth.get())); }
+  // Armed in dyn mode, the watch is also never above base_ + S - 1 (the stack bound, see choose), nor
+  // below the head (a watch behind the head would never be written again).
+  void watch_depth() noexcept {
+    std::int64_t at = static_cast<std::int64_t>(c_.max_wf_depth.get());
+    if (armed_ && mode_ == policy::mode::dyn) {
+      const std::int64_t depth = static_cast<std::int32_t>(pre_.head() - base_);
+      at = std::max(std::min(at, static_cast<std::int64_t>(adp_params_.S) - 1), depth);
+    }
+    pre_.set_watch(base_ + static_cast<std::uint32_t>(at));
+  }
   void enter_place(std::uint16_t place) noexcept { cur_place_.store(place, std::memory_order_relaxed); }
 
   // Owner-hot.
   split_deque pre_;
   split_deque fresh_;
   std::uint32_t base_ = 0;
+  std::uint32_t fast_left_ = 1;  // see choose
+  bool armed_ = false;
   const finish_node* waiting_for_ = nullptr;  // the innermost finish this thread waits for in place, if any
   struct wait_link {  // the waits in place on this thread, innermost first, linked through their frames
     const finish_node* f;

@@ -10,8 +10,9 @@
 //                        -> help-first for the next interval, else work-first. A worker starts help-first.
 // A bound is tested only where it can change the outcome: in a work-first interval only the stack
 // condition can (a work-first spawn adds no fresh task), in a help-first one only the fresh condition
-// can, and the stack condition then only vetoes it. So a dyn spawn in a work-first interval costs a
-// countdown, one policy test and one depth compare.
+// can, and the stack condition then only vetoes it. A runtime need not even call decide() in a
+// work-first interval (wf_until_interval_end): the worker's spawn then costs one countdown, and its
+// preempted deque reports the push that reaches depth S (src/core/worker.cpp, choose_slow).
 // Each decision carries its reason, so that a trace need not re-derive it: a bound is the reason only
 // when it overrode the interval's policy (or an explicit wf clause).
 // Resolutions of the paper's open questions (docs/adaptive_policy.md):
@@ -107,6 +108,12 @@ void end_interval(const adp_params& p, adp_state& s, StolenFromMe&& stolen_from_
   s.left = p.INT;
 }
 
+// A spawn with an explicit clause in dyn mode (Q1: the stack condition overrides an explicit wf).
+inline decision clause_decision(const adp_params& p, schedule clause, std::int64_t depth) noexcept {
+  if (depth >= static_cast<std::int64_t>(p.S)) return {spawn_policy::hf, reason::stack_bound};
+  return {clause == schedule::wf ? spawn_policy::wf : spawn_policy::hf, reason::clause};
+}
+
 // `fresh_estimate`: a number, or a callable returning it (then read only in a help-first interval).
 template <class FreshEstimate, class FreshCount, class StolenFromMe>
 inline decision decide(const adp_params& p, adp_state& s, mode m, schedule clause, std::int64_t depth,
@@ -114,10 +121,7 @@ inline decision decide(const adp_params& p, adp_state& s, mode m, schedule claus
                        StolenFromMe&& stolen_from_me) noexcept {
   if (m != mode::dyn) [[unlikely]] return {m == mode::wf ? spawn_policy::wf : spawn_policy::hf, reason::clause};
   const auto S = static_cast<std::int64_t>(p.S);
-  if (clause != schedule::dyn) [[unlikely]] {  // Q1: the stack condition overrides an explicit wf; clauses do not count (Q2)
-    if (depth >= S) return {spawn_policy::hf, reason::stack_bound};
-    return {clause == schedule::wf ? spawn_policy::wf : spawn_policy::hf, reason::clause};
-  }
+  if (clause != schedule::dyn) [[unlikely]] return clause_decision(p, clause, depth);  // clauses do not count (Q2)
   if (--s.left == 0) [[unlikely]] end_interval(p, s, stolen_from_me);  // Q2: a forced spawn counts too
   if (s.current == spawn_policy::wf) [[likely]] {
     if (depth >= S) [[unlikely]] return {spawn_policy::hf, reason::stack_bound};
@@ -131,6 +135,15 @@ inline decision decide(const adp_params& p, adp_state& s, mode m, schedule claus
     if (fresh_count() >= p.F) return {spawn_policy::wf, reason::fresh_bound};
   }
   return {spawn_policy::hf, reason::interval};
+}
+
+// Whether, from state `s`, decide() answers {wf, interval} for every spawn with the dyn clause until the
+// interval ends (`s.left` spawns, the last one included only up to its countdown) as long as depth
+// stays below S — so that a caller may skip it and count those spawns itself. `last` is the policy of
+// the previous decision: when it was hf, the next wf is a change the caller must see. Fixed wf mode
+// answers wf to every spawn, bounds or not (the caller then need not watch the depth).
+constexpr bool wf_until_interval_end(mode m, const adp_state& s, spawn_policy last) noexcept {
+  return m == mode::wf || (m == mode::dyn && s.current == spawn_policy::wf && last == spawn_policy::wf);
 }
 
 }  // namespace slaw::policy
