@@ -177,8 +177,8 @@ struct spawn_awaiter {
     // touch nothing of it afterwards.
     promise<T>* c = child;
     detail::worker* w = detail::tls_worker;
-    if (w->tracing()) [[unlikely]] w->trace_work_first(c, clauses.name.get(), clauses.schedule.get());
-    if (w->preempt_pending()) [[unlikely]] return w->give_up_at_spawn(parent, c);  // a memory quota is spent
+    if (w->fast_path_blocked()) [[unlikely]]  // a timeline trace, or the chain must stop (a memory quota is spent)
+      return w->start_work_first_slow(parent, c, clauses.name.get(), clauses.schedule.get());
     std::coroutine_handle<> run = c->self;
     w->push_preempted(c);
     return run;

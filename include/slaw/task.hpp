@@ -119,8 +119,7 @@ template <class T>
 [[gnu::always_inline]] inline std::coroutine_handle<> start_call([[maybe_unused]] detail::promise_base* caller,
                                           detail::promise_base& callee) noexcept {
   SLAW_SERIAL_ORDER_NOTE_CHILD(caller, &callee);
-  if (detail::recording()) [[unlikely]] detail::record_call(caller, &callee);
-  if (detail::tls_allocator->preempt_pending()) [[unlikely]] return detail::tls_worker->give_up_at_call(&callee);
+  if (detail::tls_allocator->fast_path_blocked()) [[unlikely]] return detail::tls_worker->start_call_slow(caller, &callee);
   return callee.self;
 }
 

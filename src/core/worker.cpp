@@ -12,6 +12,7 @@
 
 #include "core/runtime_impl.hpp"
 #include "core/scheduler.hpp"
+#include "slaw/detail/record_hooks.hpp"
 #include "slaw/policy/local_order.hpp"
 #include "trace/policy_trace.hpp"
 #include "trace/timeline.hpp"
@@ -45,6 +46,7 @@ worker::worker(runtime_impl* rt, scheduler* sched, unsigned index, const worker_
     decision_changed({mode_ == policy::mode::wf ? policy::spawn_policy::wf : policy::spawn_policy::hf, policy::reason::clause}, 0);
   if (policy::wf_until_interval_end(mode_, adp_, last_decision_)) arm();  // fixed wf mode
   alloc_->reset_peaks();  // a pooled allocator: its figures start with this runtime
+  alloc_->set_hooks(tl_ != nullptr);  // both ways: a pooled allocator may come from a recording worker
   alloc_->quota_disable();  // until a variant switches it on (scheduler::attach)
 }
 
@@ -97,6 +99,21 @@ policy::spawn_policy worker::choose_slow(policy::schedule clause) noexcept {
   if (policy::wf_until_interval_end(mode_, adp_, last_decision_)) arm();
   else fast_left_ = 1;  // disarmed: the next spawn comes here too
   return d.policy;
+}
+
+std::coroutine_handle<> worker::start_work_first_slow(promise_base* parent, promise_base* child, const char* name,
+                                                      policy::schedule clause) noexcept {
+  if (tl_) trace_work_first(child, name, clause);
+  if (preempt_pending()) return give_up_at_spawn(parent, child);
+  std::coroutine_handle<> run = child->self;
+  push_preempted(child);  // a thief may now resume the parent and free the child: read `run` before
+  return run;
+}
+
+std::coroutine_handle<> worker::start_call_slow(promise_base* caller, promise_base* callee) noexcept {
+  if (recording()) record_call(caller, callee);
+  if (preempt_pending()) return give_up_at_call(callee);
+  return callee->self;
 }
 
 void worker::arm() noexcept {

@@ -224,3 +224,31 @@ TEST(Timeline, BuffersTooLargeAreAConfigError) {
   }
 }
 #endif
+
+// A recording worker's hooks ride on its allocator's fast-path byte (frame_allocator::fast_path_blocked),
+// and allocators are pooled (LIFO): the one a traced worker gave back must lose the hook bit when the
+// next worker takes it, or every later runtime's spawns and calls would take the slow path for nothing.
+namespace {
+slaw::task<bool> fast_path_blocked_here() { co_return slaw::detail::tls_allocator->fast_path_blocked(); }
+}  // namespace
+
+TEST(Timeline, ATracedWorkersAllocatorGoesBackToThePoolWithoutItsHooks) {
+  slaw::config traced;
+  traced.workers = 1;
+  traced.timeline_path = temp_path("hooks.json");
+  slaw::config plain;
+  plain.workers = 1;
+  testing::internal::CaptureStderr();
+  bool blocked_traced = false, blocked_after = true;
+  {
+    slaw::runtime rt(traced);
+    blocked_traced = rt.run(fast_path_blocked_here());
+  }
+  {
+    slaw::runtime rt(plain);
+    blocked_after = rt.run(fast_path_blocked_here());
+  }
+  testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(blocked_traced);
+  EXPECT_FALSE(blocked_after);
+}

@@ -193,11 +193,21 @@ class SLAW_EXPORT frame_allocator {
   std::int64_t quota_take_deferred() noexcept { return quota_.take_deferred(); }
   bool quota_preempt_pending() const noexcept { return (preempt_.load(std::memory_order_relaxed) & preempt_quota) != 0; }
 
-  // ---- the fast path's one preempt test ----
+  // ---- the fast path's one test ----
+  // Whether the next work-first spawn or call must leave the fast path: the running chain must stop
+  // (preempt_pending), or the worker runs the fast path's hooks (a timeline trace or a DAG recording).
+  // One relaxed byte load for all of them.
+  bool fast_path_blocked() const noexcept { return preempt_.load(std::memory_order_relaxed) != 0; }
   // Whether the next spawn or call must stop the running chain: the quota is spent (DFDeques), or the
-  // job's allotment shrank and this worker must yield its core (docs/multijob.md). One relaxed byte
-  // load, as the quota's plain flag was before.
-  bool preempt_pending() const noexcept { return preempt_.load(std::memory_order_relaxed) != 0; }
+  // job's allotment shrank and this worker must yield its core (docs/multijob.md).
+  bool preempt_pending() const noexcept {
+    return (preempt_.load(std::memory_order_relaxed) & (preempt_quota | preempt_yield)) != 0;
+  }
+  // The owner: its spawns and calls run the hooks (set for the life of a worker that records).
+  void set_hooks(bool on) noexcept {
+    if (on) preempt_.fetch_or(preempt_hooks, std::memory_order_relaxed);
+    else preempt_.fetch_and(static_cast<std::uint8_t>(~preempt_hooks), std::memory_order_relaxed);
+  }
   // Any thread (the job's quantum thread): ask the owner to yield at its next spawn; or take it back.
   void request_yield() noexcept { preempt_.fetch_or(preempt_yield, std::memory_order_relaxed); }
   void cancel_yield() noexcept { preempt_.fetch_and(static_cast<std::uint8_t>(~preempt_yield), std::memory_order_relaxed); }
@@ -260,9 +270,10 @@ class SLAW_EXPORT frame_allocator {
   std::atomic<std::int64_t> watermark_{0};
   std::int64_t other_limit_ = gauge_step;  // the watermark without its frame-peak term
   // Bit preempt_quota mirrors quota_.preempt_pending() (owner-written, by sync_quota_preempt after every
-  // quota operation that may change it); bit preempt_yield is set by another thread. Both bits change
-  // by RMW, so neither writer loses the other's bit; the fast path only loads the byte.
-  static constexpr std::uint8_t preempt_quota = 1, preempt_yield = 2;
+  // quota operation that may change it); bit preempt_yield is set by another thread; bit preempt_hooks
+  // by the owner (set_hooks). All bits change by RMW, so no writer loses another's bit; the fast path
+  // only loads the byte.
+  static constexpr std::uint8_t preempt_quota = 1, preempt_yield = 2, preempt_hooks = 4;
   std::atomic<std::uint8_t> preempt_{0};
   void sync_quota_preempt() noexcept {
     const bool q = quota_.preempt_pending();

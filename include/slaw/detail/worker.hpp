@@ -182,6 +182,12 @@ class SLAW_EXPORT worker {
   // The scheduler stopped this chain (a memory quota is spent): the next spawn or call
   // gives up the deque instead of running its task.
   bool preempt_pending() const noexcept { return alloc_->preempt_pending(); }
+  // The spawn's and the call's one test (frame_allocator::fast_path_blocked), and what they do when it
+  // holds: the hooks of a recording worker, then a give-up if the chain must stop.
+  bool fast_path_blocked() const noexcept { return alloc_->fast_path_blocked(); }
+  std::coroutine_handle<> start_work_first_slow(promise_base* parent, promise_base* child, const char* name,
+                                                policy::schedule clause) noexcept;
+  std::coroutine_handle<> start_call_slow(promise_base* caller, promise_base* callee) noexcept;
   // Give-ups at a scheduling point (docs/space.md). Each returns the handle to transfer to (noop: back
   // to the scheduler loop, which steals).
   std::coroutine_handle<> give_up_at_spawn(promise_base* parent, promise_base* child) noexcept;
@@ -358,9 +364,9 @@ class SLAW_EXPORT worker {
 
   // ---------------- timeline trace (docs/tracing.md) and DAG recording (SLAW_RECORD) ----------------
   // The one test each fast-path hook pays when nothing is recorded: a field in the line that
-  // task_begins/task_ends touch. A recording runtime gives its workers a timeline recorder too (without
-  // a buffer when no timeline is asked for), so that one test gates both. The hooks are out of line
-  // (src/core/timeline_hooks.cpp).
+  // task_begins/task_ends touch (the work-first spawn and the call fold it into fast_path_blocked). A
+  // recording runtime gives its workers a timeline recorder too (without a buffer when no timeline is
+  // asked for), so that one test gates both. The hooks are out of line (src/core/timeline_hooks.cpp).
   bool tracing() const noexcept { return tl_ != nullptr; }
   // A help-first spawn, before the push.
   void trace_queued(promise_base* child, const char* name, policy::schedule clause) noexcept;
