@@ -54,6 +54,16 @@ char rederived_reason(const adp_params& p, const adp_state& s, mode m, spawn_pol
   return 'i';
 }
 
+// Bounds small enough for random inputs to cross them often.
+adp_params small_bounds(std::uint32_t INT) {
+  adp_params p;
+  p.S = 6;
+  p.F = 3;
+  p.INT = INT;
+  p.steal_threshold = INT / 2;
+  return p;
+}
+
 input random_input(std::mt19937_64& rng, const adp_params& p, std::uint64_t& stolen) {
   input in;
   auto r = rng();
@@ -159,11 +169,7 @@ TEST(AdpReason, ChangeReasonTellsAReturnToTheIntervalApart) {
 TEST(AdpReason, DecisionsAreThoseOfThePolicyWithoutReasons) {
   std::mt19937_64 rng(7);
   for (std::uint32_t INT : {1u, 2u, 5u, 64u}) {
-    adp_params p;
-    p.S = 6;
-    p.F = 3;
-    p.INT = INT;
-    p.steal_threshold = INT / 2;
+    const adp_params p = small_bounds(INT);
     adp_state a, b;
     a.reset(p, 0);
     b.reset(p, 0);
@@ -239,11 +245,7 @@ TEST(AdpFastPath, CountingDownWhileArmedDecidesAsDecide) {
   std::mt19937_64 rng(23);
   for (mode m : {mode::dyn, mode::wf, mode::hf}) {
     for (std::uint32_t INT : {1u, 2u, 5u, 64u}) {
-      adp_params p;
-      p.S = 6;
-      p.F = 3;
-      p.INT = INT;
-      p.steal_threshold = INT / 2;
+      const adp_params p = small_bounds(INT);
       adp_state ref, fast;
       ref.reset(p, 0);
       fast.reset(p, 0);
@@ -304,12 +306,16 @@ TEST(AdpFastPath, CountingDownWhileArmedDecidesAsDecide) {
           }
         }
         ASSERT_EQ(got, want) << "mode " << int(m) << " INT " << INT << " spawn " << i;
-        if (m == mode::dyn) ASSERT_EQ(armed ? fast_left : fast.left, ref.left);
+        if (m == mode::dyn) {
+          ASSERT_EQ(armed ? fast_left : fast.left, ref.left);
+        }
         ASSERT_EQ(fast.current, ref.current);
         ASSERT_EQ(fast.switches, ref.switches);
       }
       EXPECT_EQ(fast_changes, ref_changes);
-      if (m == mode::wf || (m == mode::dyn && INT >= 5)) EXPECT_GT(skipped, 1000u) << "mode " << int(m) << " INT " << INT;
+      if (m == mode::wf || (m == mode::dyn && INT >= 5)) {
+        EXPECT_GT(skipped, 1000u) << "mode " << int(m) << " INT " << INT;
+      }
     }
   }
 }

@@ -151,8 +151,8 @@ class SLAW_EXPORT worker {
     return choose_slow(clause);
   }
   [[gnu::always_inline]] void push_preempted(promise_base* child) noexcept {
-    // The deque watches index base_ + max_wf_depth (begin_strand): a push deeper than any before
-    // reports it, and only then is the maximum raised.
+    // The deque watches index base_ + max_wf_depth (begin_strand), or base_ + S - 1 if lower while
+    // armed (see choose): a push deeper than any before, or to depth S, reports it.
     if (const unsigned r = pre_.push(reinterpret_cast<std::uintptr_t>(child))) [[unlikely]] pushed_preempted(r);
     c_.spawns_wf.bump();
   }
