@@ -6,7 +6,9 @@
 // arbiter-concurrency: these run under ThreadSanitizer too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <regex>
 #include <string>
 #include <thread>
@@ -77,6 +79,17 @@ TEST(ArbiterRuntime, TwoBusyRuntimesShareTheCoresAndTheSurvivorGetsThemBack) {
     return v;
   };
   EXPECT_TRUE(eventually([&] { return allotments() == std::vector<std::uint32_t>{1, 1}; }, 20)) << describe(name);
+  // The table's allotments are computed at any job's tick; each runtime applies (and summarizes) its
+  // own at its own quanta, after it reports. Two more reports by each, while both still run, mean both
+  // applied the shared allotment (without this wait the test failed about once in 40 runs under load:
+  // b never took a quantum before a left).
+  auto reports = [&](bool least) {
+    std::uint64_t r = least ? UINT64_MAX : 0;
+    for (const auto& j : look(name).jobs) r = least ? std::min(r, j.reports) : std::max(r, j.reports);
+    return r;
+  };
+  const std::uint64_t seen = reports(false);
+  EXPECT_TRUE(eventually([&] { return reports(true) >= seen + 2; }, 20)) << describe(name);
   stop_a.store(true);
   ta.join();
   a.reset();  // leaves the table: its core goes to b at once
