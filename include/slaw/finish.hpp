@@ -76,7 +76,7 @@ struct end_finish_awaiter {
   }
   template <class P>
   std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) const noexcept {
-    return detail::tls_worker->suspend_at_end(&scope->node_, &h.promise());
+    return detail::tls_worker->join_at_end(&scope->node_, &h.promise());
   }
   [[gnu::always_inline]] void await_resume() const {
     scope->ended_ = true;

@@ -31,12 +31,13 @@ void throw_bad_end_finish(bool already_ended) {
   throw std::logic_error("slaw::end_finish: finish scopes must end innermost first (an inner scope is still open)");
 }
 
-std::coroutine_handle<> end_body(detail::promise_base& body) noexcept {
+std::coroutine_handle<> end_body_or_joined(detail::promise_base& body) noexcept {
+  if (body.kind == task_kind::joined) return tls_worker->complete_joined(&body);
   detail::finish_node* f = body.join;
   detail::promise_base* opener = body.parent;
   if (detail::recording()) [[unlikely]] record_body_end(&body, opener);
   if (f->only_body_left()) return opener->self;
-  return detail::tls_worker->suspend_at_end(f, opener);
+  return detail::tls_worker->join_at_end(f, opener);
 }
 }  // namespace detail
 

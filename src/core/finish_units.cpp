@@ -65,6 +65,35 @@ std::coroutine_handle<> worker::complete_queued(promise_base* p) noexcept {
   return next_own_strand();
 }
 
+std::coroutine_handle<> worker::join_at_end(finish_node* f, promise_base* waiter) noexcept {
+  if (promise_base* c = take_joinable(f)) {
+    f->waiter = waiter;  // read by the child's end (complete_joined), perhaps on another worker
+    return c->self;
+  }
+  return suspend_at_end(f, waiter);
+}
+
+// The waiter held its body unit while `p` ran, so this decrement never ends the finish: the unit
+// count before it is at least 2. At exactly 2 only the body is left, and the waiter goes on (the
+// acq_rel RMW orders every other unit's end before it, as arrive() does for the last unit).
+std::coroutine_handle<> worker::complete_joined(promise_base* p) noexcept {
+  assert(!tl_);  // joins are not taken while the hooks run
+  task_ends();
+  finish_node* f = p->join;
+  promise_base* waiter = f->waiter;
+  p->self.destroy();
+  const std::uint64_t old = f->count.fetch_sub(1, std::memory_order_acq_rel);
+  assert((old & finish_node::count_mask) >= 2);
+  if ((old & finish_node::count_mask) == 2) {
+    // On the worker that took the child, resume_waiter resumes it here; on another (the child
+    // suspended and went on elsewhere, which detached the waiter as for a call) it may post it.
+    std::coroutine_handle<> next = resume_waiter(waiter);
+    return is_noop(next) ? next_own_strand() : next;
+  }
+  if (promise_base* c = take_joinable(f)) return c->self;
+  return suspend_at_end(f, waiter);
+}
+
 std::coroutine_handle<> worker::next_own_strand() noexcept {
   alloc_->drain_remote();
   promise_base* q = take_own(waiting_for_);

@@ -39,8 +39,10 @@ bool worker::may_resume_over_waits(const promise_base* x) const noexcept {
     for (const finish_node* s = x->cur; s && s != base; s = s->parent)
       for (const wait_link* w = waits_; w; w = w->outer)
         if (w->f->is_inside(s)) return false;
-    if (x->kind != task_kind::called && x->kind != task_kind::body) return true;
-    x = x->parent;  // its end resumes its caller, or the finish's opener, on this thread
+    if (x->kind == task_kind::spawned || x->kind == task_kind::queued) return true;
+    // Its end resumes, on this thread, its caller, the finish's opener, or (joined) its finish's waiter,
+    // which need not be its parent: an escaping async's parent may be gone.
+    x = x->kind == task_kind::joined ? x->join->waiter : x->parent;
   }
 }
 

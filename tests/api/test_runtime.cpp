@@ -135,6 +135,76 @@ TEST(Runtime, HelpFirstHoldsAllFreshTasks) {
   EXPECT_EQ(rt.stats().total.max_fresh, 50000u);
 }
 
+// Help-first on one worker: a frame at end_finish runs its own queued children on top of itself, the
+// last spawned first (docs/finish.md, "Joining own children"), never suspending.
+slaw::task<> labelled(int depth, long label, std::vector<long>* log) {
+  log->push_back(label);
+  if (depth == 0) co_return;
+  auto f = co_await slaw::start_finish();
+  for (int i = 0; i < 3; ++i) co_await slaw::async(labelled, depth - 1, label * 4 + i + 1, log);
+  co_await slaw::end_finish(f);
+  log->push_back(-label);
+}
+
+TEST(Runtime, HelpFirstOneWorkerJoinsItsChildrenInPlace) {
+  slaw::runtime rt(make_cfg(1, slaw::policy::mode::hf));
+  std::vector<long> log;
+  rt.run(labelled(5, 1, &log));
+  // The oracle: the same recursion, each frame's children visited last spawned first.
+  std::vector<long> ref;
+  auto serial = [&](auto& self, int depth, long label) -> void {
+    ref.push_back(label);
+    if (depth == 0) return;
+    for (int i = 2; i >= 0; --i) self(self, depth - 1, label * 4 + i + 1);
+    ref.push_back(-label);
+  };
+  serial(serial, 5, 1);
+  EXPECT_EQ(log, ref);
+  auto s = rt.stats();
+  EXPECT_EQ(s.total.context_switches, 0u);  // no frame suspended: every join ran in place
+  EXPECT_EQ(s.total.spawns_wf, 0u);
+  EXPECT_EQ(s.total.spawns_hf, 363u);  // 3 + 9 + 27 + 81 + 243
+  EXPECT_EQ(s.total.local_takes, s.total.spawns_hf);
+}
+
+// Joined children that open scopes of their own whose children are stolen: a joined child suspends,
+// goes on on another worker, and there ends, resumes its waiter or joins that worker's own children
+// of the same finish. Every scope checks at its end that all its children ended.
+slaw::task<> join_leaf(std::atomic<long>* done) {
+  volatile int spin = 0;
+  for (int i = 0; i < 200; ++i) spin = spin + i;
+  done->fetch_add(1, std::memory_order_relaxed);
+  co_return;
+}
+slaw::task<> join_inner(int n, std::atomic<long>* done, std::atomic<long>* bad) {
+  std::atomic<long> mine{0};
+  auto f = co_await slaw::start_finish();
+  for (int i = 0; i < n; ++i) co_await slaw::async(slaw::hf, join_leaf, &mine);
+  co_await slaw::end_finish(f);
+  if (mine.load() != n) bad->fetch_add(1);
+  done->fetch_add(mine.load(), std::memory_order_relaxed);
+}
+slaw::task<> join_outer(int n, std::atomic<long>* done, std::atomic<long>* bad) {
+  std::atomic<long> mine{0};
+  auto f = co_await slaw::start_finish();
+  for (int i = 0; i < n; ++i) co_await slaw::async(slaw::hf, join_inner, 8, &mine, bad);
+  co_await slaw::end_finish(f);
+  if (mine.load() != 8L * n) bad->fetch_add(1);
+  done->fetch_add(mine.load(), std::memory_order_relaxed);
+}
+
+TEST(Runtime, JoinedChildrenThatSuspendEndAnywhere) {
+  const int reps = std::getenv("SLAW_TEST_SCALE") ? 20 : 100;
+  for (auto m : {slaw::policy::mode::hf, slaw::policy::mode::dyn})
+    for (unsigned w : {1u, 2u, 8u}) {
+      slaw::runtime rt(make_cfg(w, m));
+      std::atomic<long> done{0}, bad{0};
+      for (int r = 0; r < reps; ++r) rt.run(join_outer(16, &done, &bad));
+      EXPECT_EQ(done.load(), 16L * 8 * reps) << slaw::to_string(m) << " " << w;
+      EXPECT_EQ(bad.load(), 0) << slaw::to_string(m) << " " << w;
+    }
+}
+
 // A recursion 10^6 deep (each level spawns the next, escaping): WF depth per worker stays <= S.
 slaw::task<> deep(int n, std::atomic<int>* reached, slaw::schedule_clause clause) {
   if (n == 0) {

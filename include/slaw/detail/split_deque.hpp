@@ -118,6 +118,10 @@ class split_deque {
     return e;
   }
 
+  // The bottom entry if it is private (none otherwise), left in place.
+  entry private_bottom() const noexcept {
+    return head_ != osplit_ ? arr_->slot(head_ - 1).load(std::memory_order_relaxed) : none;
+  }
   bool private_bottom_is(entry e) const noexcept {
     return head_ != osplit_ && arr_->slot(head_ - 1).load(std::memory_order_relaxed) == e;
   }

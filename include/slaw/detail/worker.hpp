@@ -49,9 +49,11 @@ struct worker_settings {
 };
 
 // called: sequential call; spawned: work-first child (may own a preempted entry); queued: help-first
-// child or root task (counted in its finish when spawned, never has an entry); body: a finish's body.
+// child or root task (counted in its finish when spawned, never has an entry); body: a finish's body;
+// joined: a queued child that its finish's waiter took off its own deque at end_finish and runs as if
+// it called it (worker::take_joinable): when it ends, the waiter goes on or joins again.
 // Bit 0 set: the task ends a unit of its own finish (`join`).
-enum class task_kind : std::uint8_t { called = 0, spawned = 1, body = 2, queued = 3 };
+enum class task_kind : std::uint8_t { called = 0, spawned = 1, body = 2, queued = 3, joined = 5 };
 
 // The part of every task's promise the runtime works with.
 struct promise_base {
@@ -213,6 +215,18 @@ class SLAW_EXPORT worker {
   // A task whose unit is counted ended (a help-first child or root task, counted when spawned, or a
   // detached work-first child): end its unit.
   std::coroutine_handle<> complete_queued(promise_base* p) noexcept;
+
+  // ---------------- the join (docs/finish.md, "Joining own children") ----------------
+  // A frame reached end_finish and its finish has units left. If this worker's private fresh bottom is
+  // a child of that finish, the frame runs it on top of itself, as a call, instead of suspending: no
+  // round trip through the deques and the strand machinery, and the body unit, still held, keeps the
+  // finish open. Otherwise the frame suspends (suspend_at_end).
+  // Out of line: inlined into every end_finish, it made clang's work-first fib node 8 instructions
+  // longer, on a path that does not run it.
+  std::coroutine_handle<> join_at_end(finish_node* f, promise_base* waiter) noexcept;
+  // The joined child `p` ended: end its unit; resume the waiter if only the body is left, else join the
+  // next own child of the finish, else suspend the waiter.
+  std::coroutine_handle<> complete_joined(promise_base* p) noexcept;
 
   // ---------------- places (docs/places.md) ----------------
   // A spawn whose place clause names another place than its parent's: `child` (set up as a spawned
@@ -431,6 +445,21 @@ class SLAW_EXPORT worker {
   // (back to the loop, which steals or parks) if there is none. Saves the help-first child's round
   // trip through the loop.
   std::coroutine_handle<> next_own_strand() noexcept;
+  // The join's take: the private bottom of the fresh deque if it is a queued child of `f` in this
+  // worker's place and no hook or give-up waits at a scheduling point (fast_path_blocked; those go the
+  // suspending way); null otherwise. The entry is private: no thief can see it, so no lock or fence.
+  [[gnu::always_inline]] promise_base* take_joinable(const finish_node* f) noexcept {
+    const split_deque::entry e = fresh_.private_bottom();
+    if (e == split_deque::none || fast_path_blocked()) return nullptr;
+    promise_base* c = entry_promise(e);
+    if (c->join != f || c->place != current_place()) return nullptr;
+    fresh_.drop_private_bottom();
+    fresh_bytes_out_ += frame_bytes(c);
+    c->kind = task_kind::joined;
+    c_.local_takes.bump();
+    c_.tasks_run.bump();
+    return c;
+  }
   // Runs `p` as a new strand on this thread.
   void run_strand(promise_base* p) noexcept;
   promise_base* find_work(bool& stop);
