@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""fib(N) at 1 worker for several builds and policies side by side: every configuration runs once per
+round, in turn, so that the machine's drift falls on all of them alike; medians over the rounds.
+
+  bench/scripts/fib_side_by_side.py OUT.json [--n 35] [--reps 9] [--policies wf,dyn,hf] NAME=BUILD_DIR...
+
+Each BUILD_DIR must hold examples/fib. Writes every time to OUT.json and prints the medians and each
+configuration's ratio to the first NAME's."""
+import argparse, json, os, statistics, subprocess, sys, time
+
+ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+ap.add_argument("out")
+ap.add_argument("builds", nargs="+", metavar="NAME=BUILD_DIR")
+ap.add_argument("--n", type=int, default=35)
+ap.add_argument("--reps", type=int, default=9)
+ap.add_argument("--policies", default="wf,dyn,hf")
+a = ap.parse_args()
+if a.n < 0 or a.n > 90:
+    sys.exit(f"fib_side_by_side: --n {a.n}: must be an integer in [0, 90]")
+if a.reps < 1:
+    sys.exit(f"fib_side_by_side: --reps {a.reps}: must be at least 1")
+policies = a.policies.split(",")
+for p in policies:
+    if p not in ("wf", "dyn", "hf"):
+        sys.exit(f"fib_side_by_side: --policies: unknown policy '{p}' (accepted: wf, dyn, hf)")
+builds = []
+for b in a.builds:
+    name, sep, path = b.partition("=")
+    if not sep or not name or not os.access(os.path.join(path, "examples/fib"), os.X_OK):
+        sys.exit(f"fib_side_by_side: '{b}': expected NAME=BUILD_DIR with an executable BUILD_DIR/examples/fib")
+    builds.append((name, path))
+res = {f"{name} {p}": [] for name, _ in builds for p in policies}
+for _ in range(a.reps):
+    for name, path in builds:
+        for p in policies:
+            env = dict(os.environ, SLAW_WORKERS="1", SLAW_ARBITER="off", SLAW_POLICY=p)
+            t = time.perf_counter()
+            subprocess.run([os.path.join(path, "examples/fib"), str(a.n)], env=env, check=True, stdout=subprocess.DEVNULL)
+            res[f"{name} {p}"].append(time.perf_counter() - t)
+    json.dump({"n": a.n, "reps": a.reps, "builds": dict(builds), "seconds": res}, open(a.out, "w"), indent=1)
+first = builds[0][0]
+for name, _ in builds:
+    for p in policies:
+        m = statistics.median(res[f"{name} {p}"])
+        ratio = m / statistics.median(res[f"{first} {p}"])
+        print(f"{name:>12s} {p:3s} median {m:.3f} s  ({ratio:.2f}x {first})")
