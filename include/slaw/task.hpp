@@ -102,10 +102,10 @@ struct promise : detail::promise_base, promise_storage<T> {
   }
 };
 
-// The end of a finish body (lambda form): end the finish, then resume the frame that opened it; or the
-// end of a joined child (worker::complete_joined). Both out of line: the final awaiter inlined into
-// every task tests only the common kinds.
-SLAW_EXPORT std::coroutine_handle<> end_body_or_joined(detail::promise_base& p) noexcept;
+// The end of a finish body (lambda form): end the finish, then resume the frame that opened it. Out of
+// line (through worker::complete_joined_or_body): the final awaiter inlined into every task tests only
+// the common kinds.
+SLAW_EXPORT std::coroutine_handle<> end_body(detail::promise_base& body) noexcept;
 
 template <class T>
 [[gnu::always_inline]] inline std::coroutine_handle<> final_awaiter<T>::await_suspend(std::coroutine_handle<promise<T>> h) noexcept {
@@ -113,7 +113,7 @@ template <class T>
   if (p.kind == detail::task_kind::called) return p.parent->self;
   if (p.kind == detail::task_kind::spawned) return detail::tls_worker->complete_spawned(&p);
   if (p.kind == detail::task_kind::queued) return detail::tls_worker->complete_queued(&p);
-  return end_body_or_joined(p);
+  return detail::tls_worker->complete_joined_or_body(&p);
 }
 
 // Starts `callee`, set up as a sequential call or a finish body of `caller`: transfers to it, unless the

@@ -31,8 +31,7 @@ void throw_bad_end_finish(bool already_ended) {
   throw std::logic_error("slaw::end_finish: finish scopes must end innermost first (an inner scope is still open)");
 }
 
-std::coroutine_handle<> end_body_or_joined(detail::promise_base& body) noexcept {
-  if (body.kind == task_kind::joined) return tls_worker->complete_joined(&body);
+std::coroutine_handle<> end_body(detail::promise_base& body) noexcept {
   detail::finish_node* f = body.join;
   detail::promise_base* opener = body.parent;
   if (detail::recording()) [[unlikely]] record_body_end(&body, opener);

@@ -9,6 +9,7 @@
 #include "core/runtime_impl.hpp"
 #include "core/scheduler.hpp"
 #include "slaw/detail/worker.hpp"
+#include "slaw/task.hpp"
 
 namespace slaw::detail {
 
@@ -73,10 +74,11 @@ std::coroutine_handle<> worker::join_at_end(finish_node* f, promise_base* waiter
   return suspend_at_end(f, waiter);
 }
 
-// The waiter held its body unit while `p` ran, so this decrement never ends the finish: the unit
-// count before it is at least 2. At exactly 2 only the body is left, and the waiter goes on (the
-// acq_rel RMW orders every other unit's end before it, as arrive() does for the last unit).
-std::coroutine_handle<> worker::complete_joined(promise_base* p) noexcept {
+// The waiter held its body unit while the joined child `p` ran, so this decrement never ends the
+// finish: the unit count before it is at least 2. At exactly 2 only the body is left, and the waiter
+// goes on (the acq_rel RMW orders every other unit's end before it, as arrive() does for the last unit).
+std::coroutine_handle<> worker::complete_joined_or_body(promise_base* p) noexcept {
+  if (p->kind != task_kind::joined) return end_body(*p);
   assert(!tl_);  // joins are not taken while the hooks run
   task_ends();
   finish_node* f = p->join;

@@ -141,7 +141,29 @@ void worker::pushed_preempted(unsigned r) noexcept {
   if (r & split_deque::pushed_exposed) on_exposed();
 }
 
+void worker::pushed_fresh(unsigned r) noexcept {
+  if (r & split_deque::pushed_watch) {
+    c_.max_fresh.max(fresh_.size_estimate());
+    watch_fresh();
+  }
+  if (r & split_deque::pushed_exposed) on_exposed();
+}
 
+// The push that writes index tail + max_fresh (tail as the owner last saw it) is the first that can
+// make more than max_fresh entries: the tail only advances, and the head moves by one per push. When
+// the size is already above the maximum (it was reset between runs), the next push reports.
+void worker::watch_fresh() noexcept {
+  const std::uint32_t size = fresh_.size_estimate();
+  const auto most = static_cast<std::uint32_t>(c_.max_fresh.get());
+  fresh_.set_watch(fresh_.head() + (most > size ? most - size : 0));
+}
+
+void worker::new_fresh_bytes_peak() noexcept {
+  const std::int64_t stolen = fresh_bytes_stolen_.load(std::memory_order_relaxed);
+  const std::int64_t live = fresh_bytes_net_ - stolen;
+  c_.fresh_bytes_peak.max(static_cast<std::uint64_t>(live > 0 ? live : 0));
+  fresh_peak_at_ = static_cast<std::int64_t>(c_.fresh_bytes_peak.get()) + stolen;
+}
 
 void worker::run_strand(promise_base* p) noexcept {
   begin_strand(p->place);
@@ -175,7 +197,7 @@ promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
       p = split_deque::none;
     }
     if (f != split_deque::none && !as_promise(f)->cur->is_inside(waiting_for)) {
-      fresh_.push(f);
+      queue_fresh(f);
       f = split_deque::none;
     }
   }
@@ -187,11 +209,11 @@ promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
   c_.local_takes.bump();
   if (pick == policy::own_task::fresh) {
     if (p != split_deque::none) push_back(p);  // the other bottom goes back
-    fresh_bytes_out_ += frame_bytes(as_promise(f));
+    fresh_bytes_net_ -= frame_bytes(as_promise(f));
     if (tl_) trace_next_start(segment_kind::hf);
     return as_promise(f);
   }
-  if (f != split_deque::none) fresh_.push(f);
+  if (f != split_deque::none) queue_fresh(f);
   // By W1 an entry found here is tagged: its work-first child is already counted.
   assert(p & parent_tag);
   if (tl_) trace_next_start(segment_kind::resumed);
@@ -288,8 +310,7 @@ promise_base* worker::mug() noexcept {
       ++taken;
     }
     while (promise_base* p = v.yield_fresh()) {
-      fresh_bytes_in_ += frame_bytes(p);
-      fresh_.push(reinterpret_cast<split_deque::entry>(p));
+      queue_fresh(reinterpret_cast<split_deque::entry>(p));
       ++taken;
     }
     if (taken == 0) continue;
@@ -403,6 +424,9 @@ void worker::main_loop() {
     promise_base* p = find_work(stop);
     if (stop) break;
     rebase();
+    // reset_counters (between runs, while this loop looks for work) may have lowered the fresh peaks.
+    watch_fresh();
+    new_fresh_bytes_peak();
     begin_strand(p->place);
     c_.tasks_run.bump();
     if (tl_) trace_strand_begins(p);

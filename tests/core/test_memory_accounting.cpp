@@ -152,6 +152,27 @@ TEST(MemoryAccounting, ActiveTasksAndQueuedFreshBytes) {
   }
 }
 
+// The fresh deque's peaks cost a push nothing until one may rise (worker::watch_fresh and
+// new_fresh_bytes_peak): after reset_stats they must be seen again from zero, smaller or larger than
+// before, and one frame's bytes per queued child.
+TEST(MemoryAccounting, FreshPeaksStartAgainAfterAReset) {
+  slaw::runtime rt(cfg_of(1, slaw::policy::mode::hf));
+  std::uint64_t bytes_per_child = 0;
+  for (long n : {3000L, 1000L, 2000L, 2000L, 10L}) {
+    rt.reset_stats();
+    std::atomic<long> done{0};
+    rt.run(flat_loop(n, slaw::dyn, &done));
+    ASSERT_EQ(done.load(), n);
+    const slaw::runtime_stats s = rt.stats();
+    EXPECT_EQ(s.total.max_fresh, static_cast<std::uint64_t>(n)) << n << " children";
+    ASSERT_EQ(s.total.fresh_bytes_peak % static_cast<std::uint64_t>(n), 0u) << n << " children";
+    if (bytes_per_child == 0) bytes_per_child = s.total.fresh_bytes_peak / static_cast<std::uint64_t>(n);
+    EXPECT_GE(bytes_per_child, 32u);
+    EXPECT_EQ(s.total.fresh_bytes_peak, bytes_per_child * static_cast<std::uint64_t>(n)) << n << " children";
+    EXPECT_EQ(s.total.fresh_bytes_live, 0);
+  }
+}
+
 // ---------------------------------------------------------------- ADP bounds on deep and wide programs
 
 // Parallel depth-first search of an R x C torus from (0,0): one async per newly visited vertex, so the

@@ -158,18 +158,15 @@ class SLAW_EXPORT worker {
     if (const unsigned r = pre_.push(reinterpret_cast<std::uintptr_t>(child))) [[unlikely]] pushed_preempted(r);
     c_.spawns_wf.bump();
   }
+  // The two peaks of the fresh deque (max_fresh, fresh_bytes_peak) cost the push no work of its own
+  // until one may rise: the deque's watch reports the push that could make a new entry maximum, and the
+  // queued bytes are compared with a threshold that a new byte maximum must cross (fresh_peak_at_).
   [[gnu::always_inline]] void push_fresh(promise_base* child) noexcept {
-    // Bytes of queued, unstarted frames: added here, subtracted by whoever takes the entry. Read before
-    // the push: once the entry is published a thief may run and free the child.
-    fresh_bytes_in_ += frame_bytes(child);
-    if (fresh_.push(reinterpret_cast<std::uintptr_t>(child))) [[unlikely]] on_exposed();
+    queue_fresh(reinterpret_cast<split_deque::entry>(child));
     c_.spawns_hf.bump();
-    c_.max_fresh.max(fresh_.size_estimate());
-    std::int64_t q = fresh_bytes_in_ - fresh_bytes_out_ - fresh_bytes_stolen_.load(std::memory_order_relaxed);
-    c_.fresh_bytes_peak.max(static_cast<std::uint64_t>(q > 0 ? q : 0));
   }
   std::int64_t fresh_bytes_live() const noexcept {
-    return fresh_bytes_in_ - fresh_bytes_out_ - fresh_bytes_stolen_.load(std::memory_order_relaxed);
+    return fresh_bytes_net_ - fresh_bytes_stolen_.load(std::memory_order_relaxed);
   }
 
   // ---------------- active tasks ----------------
@@ -226,7 +223,10 @@ class SLAW_EXPORT worker {
   std::coroutine_handle<> join_at_end(finish_node* f, promise_base* waiter) noexcept;
   // The joined child `p` ended: end its unit; resume the waiter if only the body is left, else join the
   // next own child of the finish, else suspend the waiter.
-  std::coroutine_handle<> complete_joined(promise_base* p) noexcept;
+  // The final awaiter's one call for the two rare kinds: a joined child ends as above, and a finish
+  // body (lambda form) goes to end_body. One member call: the final awaiter already holds the worker,
+  // and a hop through a function that tested the kind first cost a help-first fib node 11 instructions.
+  std::coroutine_handle<> complete_joined_or_body(promise_base* p) noexcept;
 
   // ---------------- places (docs/places.md) ----------------
   // A spawn whose place clause names another place than its parent's: `child` (set up as a spawned
@@ -398,6 +398,22 @@ class SLAW_EXPORT worker {
     return h->block_size;
   }
   void publish_tasks() noexcept;
+  // Every push onto the fresh deque: a queued task's bytes are added here and subtracted by whoever
+  // takes the entry (fresh_bytes_net_ by the owner, fresh_bytes_stolen_ by thieves). Read before the
+  // push: once the entry is published a thief may run and free the task.
+  [[gnu::always_inline]] void queue_fresh(split_deque::entry e) noexcept {
+    fresh_bytes_net_ += frame_bytes(entry_promise(e));
+    if (const unsigned r = fresh_.push(e)) [[unlikely]] pushed_fresh(r);
+    if (fresh_bytes_net_ > fresh_peak_at_) [[unlikely]] new_fresh_bytes_peak();
+  }
+  // A fresh push's report: work exposed, and/or the watch at the entry maximum was written.
+  void pushed_fresh(unsigned r) noexcept;
+  // Moves the fresh deque's watch to the index whose push makes max_fresh + 1 entries (owner view).
+  void watch_fresh() noexcept;
+  // The queued bytes crossed fresh_peak_at_: perhaps a new fresh_bytes_peak (the thieves' count was
+  // stale, or the peak was reset); the threshold becomes peak + stolen bytes as read now. Stolen bytes
+  // only grow, so an older read makes the threshold too low, never too high: no peak is missed.
+  void new_fresh_bytes_peak() noexcept;
   // A preempted push's report (split_deque::push): work exposed, and/or a new maximum depth.
   void pushed_preempted(unsigned r) noexcept;
   void hand_off_preempted() noexcept;
@@ -454,7 +470,7 @@ class SLAW_EXPORT worker {
     promise_base* c = entry_promise(e);
     if (c->join != f || c->place != current_place()) return nullptr;
     fresh_.drop_private_bottom();
-    fresh_bytes_out_ += frame_bytes(c);
+    fresh_bytes_net_ -= frame_bytes(c);
     c->kind = task_kind::joined;
     c_.local_takes.bump();
     c_.tasks_run.bump();
@@ -525,7 +541,8 @@ class SLAW_EXPORT worker {
   std::int64_t tasks_local_ = 0, tasks_published_ = 0, tasks_hi_ = task_step, tasks_lo_ = -task_step;
   timeline_recorder* tl_ = nullptr;  // SLAW_TRACE=timeline:PATH or SLAW_RECORD: this worker's recorder; null: off
   dag_log* rec_ = nullptr;           // SLAW_RECORD: this worker's DAG log; null: off
-  std::int64_t fresh_bytes_in_ = 0, fresh_bytes_out_ = 0;
+  std::int64_t fresh_bytes_net_ = 0;  // bytes queued on the fresh deque minus bytes the owner took back
+  std::int64_t fresh_peak_at_ = 0;    // see new_fresh_bytes_peak
   std::unique_ptr<policy_trace> trace_;
   std::atomic<std::uint16_t> cur_place_{0};
   std::uint16_t leaf_ = 0;
