@@ -87,6 +87,8 @@ std::coroutine_handle<> worker::complete_joined_or_body(promise_base* p) noexcep
   const std::uint64_t old = f->count.fetch_sub(1, std::memory_order_acq_rel);
   assert((old & finish_node::count_mask) >= 2);
   if ((old & finish_node::count_mask) == 2) {
+    // The common case, resume_waiter's without its noop test (5 instructions of a help-first node).
+    if (!waiting_for_ && waiter->place == current_place()) [[likely]] return waiter->self;
     // On the worker that took the child, resume_waiter resumes it here; on another (the child
     // suspended and went on elsewhere, which detached the waiter as for a call) it may post it.
     std::coroutine_handle<> next = resume_waiter(waiter);
