@@ -141,30 +141,6 @@ void worker::pushed_preempted(unsigned r) noexcept {
   if (r & split_deque::pushed_exposed) on_exposed();
 }
 
-void worker::pushed_fresh(unsigned r) noexcept {
-  if (r & split_deque::pushed_watch) {
-    c_.max_fresh.max(fresh_.size_estimate());
-    watch_fresh();
-  }
-  if (r & split_deque::pushed_exposed) on_exposed();
-}
-
-// The push that writes index tail + max_fresh (tail as the owner last saw it) is the first that can
-// make more than max_fresh entries: the tail only advances, and the head moves by one per push. When
-// the size is already above the maximum (it was reset between runs), the next push reports.
-void worker::watch_fresh() noexcept {
-  const std::uint32_t size = fresh_.size_estimate();
-  const auto most = static_cast<std::uint32_t>(c_.max_fresh.get());
-  fresh_.set_watch(fresh_.head() + (most > size ? most - size : 0));
-}
-
-void worker::new_fresh_bytes_peak() noexcept {
-  const std::int64_t stolen = fresh_bytes_stolen_.load(std::memory_order_relaxed);
-  const std::int64_t live = fresh_bytes_net_ - stolen;
-  c_.fresh_bytes_peak.max(static_cast<std::uint64_t>(live > 0 ? live : 0));
-  fresh_peak_at_ = static_cast<std::int64_t>(c_.fresh_bytes_peak.get()) + stolen;
-}
-
 void worker::run_strand(promise_base* p) noexcept {
   begin_strand(p->place);
   c_.tasks_run.bump();
@@ -424,9 +400,7 @@ void worker::main_loop() {
     promise_base* p = find_work(stop);
     if (stop) break;
     rebase();
-    // reset_counters (between runs, while this loop looks for work) may have lowered the fresh peaks.
-    watch_fresh();
-    new_fresh_bytes_peak();
+    new_fresh_bytes_peak();  // reset_counters (between runs, while this loop looks for work) may have lowered it
     begin_strand(p->place);
     c_.tasks_run.bump();
     if (tl_) trace_strand_begins(p);

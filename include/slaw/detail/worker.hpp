@@ -158,9 +158,7 @@ class SLAW_EXPORT worker {
     if (const unsigned r = pre_.push(reinterpret_cast<std::uintptr_t>(child))) [[unlikely]] pushed_preempted(r);
     c_.spawns_wf.bump();
   }
-  // The two peaks of the fresh deque (max_fresh, fresh_bytes_peak) cost the push no work of its own
-  // until one may rise: the deque's watch reports the push that could make a new entry maximum, and the
-  // queued bytes are compared with a threshold that a new byte maximum must cross (fresh_peak_at_).
+  // A help-first spawn's push. Its byte peak costs one compare until it may rise (queue_fresh).
   [[gnu::always_inline]] void push_fresh(promise_base* child) noexcept {
     queue_fresh(reinterpret_cast<split_deque::entry>(child));
     c_.spawns_hf.bump();
@@ -403,17 +401,20 @@ class SLAW_EXPORT worker {
   // push: once the entry is published a thief may run and free the task.
   [[gnu::always_inline]] void queue_fresh(split_deque::entry e) noexcept {
     fresh_bytes_net_ += frame_bytes(entry_promise(e));
-    if (const unsigned r = fresh_.push(e)) [[unlikely]] pushed_fresh(r);
+    if (fresh_.push(e)) [[unlikely]] on_exposed();
+    c_.max_fresh.max(fresh_.size_estimate());
+    // fresh_peak_at_ is the last peak plus the stolen bytes as read then: stolen bytes only grow, so
+    // an older read makes the owner look too often, never too rarely. A flat loop looks at every push,
+    // a help-first recursion (a child queued, then joined) at none.
     if (fresh_bytes_net_ > fresh_peak_at_) [[unlikely]] new_fresh_bytes_peak();
   }
-  // A fresh push's report: work exposed, and/or the watch at the entry maximum was written.
-  void pushed_fresh(unsigned r) noexcept;
-  // Moves the fresh deque's watch to the index whose push makes max_fresh + 1 entries (owner view).
-  void watch_fresh() noexcept;
-  // The queued bytes crossed fresh_peak_at_: perhaps a new fresh_bytes_peak (the thieves' count was
-  // stale, or the peak was reset); the threshold becomes peak + stolen bytes as read now. Stolen bytes
-  // only grow, so an older read makes the threshold too low, never too high: no peak is missed.
-  void new_fresh_bytes_peak() noexcept;
+  // The queued bytes crossed fresh_peak_at_: perhaps a new fresh_bytes_peak (or the peak was reset).
+  void new_fresh_bytes_peak() noexcept {
+    const std::int64_t stolen = fresh_bytes_stolen_.load(std::memory_order_relaxed);
+    const std::int64_t live = fresh_bytes_net_ - stolen;
+    c_.fresh_bytes_peak.max(static_cast<std::uint64_t>(live > 0 ? live : 0));
+    fresh_peak_at_ = static_cast<std::int64_t>(c_.fresh_bytes_peak.get()) + stolen;
+  }
   // A preempted push's report (split_deque::push): work exposed, and/or a new maximum depth.
   void pushed_preempted(unsigned r) noexcept;
   void hand_off_preempted() noexcept;
