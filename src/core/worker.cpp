@@ -173,7 +173,7 @@ promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
       p = split_deque::none;
     }
     if (f != split_deque::none && !as_promise(f)->cur->is_inside(waiting_for)) {
-      queue_fresh(f);
+      fresh_.push(f);  // back where it was: its bytes never left fresh_bytes_net_
       f = split_deque::none;
     }
   }
@@ -189,7 +189,7 @@ promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
     if (tl_) trace_next_start(segment_kind::hf);
     return as_promise(f);
   }
-  if (f != split_deque::none) queue_fresh(f);
+  if (f != split_deque::none) fresh_.push(f);
   // By W1 an entry found here is tagged: its work-first child is already counted.
   assert(p & parent_tag);
   if (tl_) trace_next_start(segment_kind::resumed);

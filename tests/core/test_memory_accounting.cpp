@@ -152,9 +152,9 @@ TEST(MemoryAccounting, ActiveTasksAndQueuedFreshBytes) {
   }
 }
 
-// The fresh deque's peaks cost a push nothing until one may rise (worker::watch_fresh and
-// new_fresh_bytes_peak): after reset_stats they must be seen again from zero, smaller or larger than
-// before, and one frame's bytes per queued child.
+// The fresh byte peak costs a push one compare until it may rise (worker::new_fresh_bytes_peak): after
+// reset_stats both peaks must be seen again from zero, smaller or larger than before, and one frame's
+// bytes per queued child.
 TEST(MemoryAccounting, FreshPeaksStartAgainAfterAReset) {
   slaw::runtime rt(cfg_of(1, slaw::policy::mode::hf));
   std::uint64_t bytes_per_child = 0;

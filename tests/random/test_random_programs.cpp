@@ -61,8 +61,10 @@ TEST_P(RandomPrograms, MatchTheOracle) {
   // Frames and user memory are all freed (the process-wide gauge is exact to within its error).
   slaw::runtime_stats s = rt.stats();
   EXPECT_LE(std::llabs(s.memory_live - memory0), s.gauge_error_bytes) << "memory live after the runs, config " << config;
-  // How much of the runtime the programs exercised.
   const slaw::worker_stats& t = s.total;
+  // Every queued frame was taken: by its owner (out of fresh_bytes_net_) or by a thief (stolen bytes).
+  EXPECT_EQ(t.fresh_bytes_live, 0) << "queued frame bytes after the runs, config " << config;
+  // How much of the runtime the programs exercised.
   std::printf("%s: %ld programs (%ld threw out of runtime::run), %ld tasks, %llu steals, %llu quota give-ups, %llu dummy tasks\n",
               config.c_str(), tot.programs, tot.threw, tot.tasks,
               static_cast<unsigned long long>(t.steals_preempted + t.steals_fresh),
