@@ -68,7 +68,7 @@ std::coroutine_handle<> worker::complete_queued(promise_base* p) noexcept {
 
 std::coroutine_handle<> worker::join_at_end(finish_node* f, promise_base* waiter) noexcept {
   if (promise_base* c = take_joinable(f)) {
-    f->waiter = waiter;  // read by the child's end (complete_joined), perhaps on another worker
+    f->waiter = waiter;  // read by the child's end (complete_joined_or_body), perhaps on another worker
     return c->self;
   }
   return suspend_at_end(f, waiter);

@@ -219,11 +219,11 @@ class SLAW_EXPORT worker {
   // Out of line: inlined into every end_finish, it made clang's work-first fib node 8 instructions
   // longer, on a path that does not run it.
   std::coroutine_handle<> join_at_end(finish_node* f, promise_base* waiter) noexcept;
-  // The joined child `p` ended: end its unit; resume the waiter if only the body is left, else join the
-  // next own child of the finish, else suspend the waiter.
-  // The final awaiter's one call for the two rare kinds: a joined child ends as above, and a finish
-  // body (lambda form) goes to end_body. One member call: the final awaiter already holds the worker,
-  // and a hop through a function that tested the kind first cost a help-first fib node 11 instructions.
+  // The final awaiter's one call for its two rare kinds. A joined child `p` ended: end its unit; resume
+  // the waiter if only the body is left, else join the next own child of the finish, else suspend the
+  // waiter. A finish body (lambda form) goes to end_body. One member call: the final awaiter already
+  // holds the worker, and a hop through a function that tested the kind first cost a help-first fib
+  // node 11 instructions.
   std::coroutine_handle<> complete_joined_or_body(promise_base* p) noexcept;
 
   // ---------------- places (docs/places.md) ----------------
