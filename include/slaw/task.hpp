@@ -50,7 +50,7 @@ struct promise_storage {
     T value;  // a call's result, taken (and destroyed) by the caller
   };
   promise_storage() noexcept {}
-  ~promise_storage() {}
+  ~promise_storage() {}  // must stay empty: release_finished_frame frees frames without running it
   // Where a spawned task's result goes (`slot`, null: dropped) or, with null, a call's.
   void set_target(T* slot) noexcept {
     if constexpr (always_stored) out = slot ? slot : &value;
@@ -78,14 +78,21 @@ struct promise_storage<void> {
 
 template <class T>
 struct promise : detail::promise_base, promise_storage<T> {
-  promise() noexcept {
+  // The compiler passes the coroutine's parameter copies (lvalues; for a member function, first the
+  // object). If all are trivially destructible, so is everything the frame's destroy function would
+  // destroy at the final suspend (release_finished_frame).
+  template <class... Params>
+  explicit promise(Params&...) noexcept {
     this->self = std::coroutine_handle<promise>::from_promise(*this);
     this->exc = nullptr;
+    this->plain_teardown = (std::is_trivially_destructible_v<std::remove_cv_t<Params>> && ...);
   }
-  ~promise() { SLAW_SERIAL_ORDER_FORGET(this); }
+  ~promise() { SLAW_SERIAL_ORDER_FORGET(this); }  // release_finished_frame does the same
 
-  static void* operator new(std::size_t n) { return detail::frame_alloc(n); }
-  static void operator delete(void* p, std::size_t n) noexcept { detail::frame_free(p, n); }
+  // A frame takes its whole block: the accounting counts what a free through the chunk header gives
+  // back (release_finished_frame), and the block is the memory really used.
+  static void* operator new(std::size_t n) { return detail::frame_alloc(detail::frame_block_bytes(n)); }
+  static void operator delete(void* p, std::size_t n) noexcept { detail::frame_free(p, detail::frame_block_bytes(n)); }
 
   task<T> get_return_object() noexcept;
   std::suspend_always initial_suspend() const noexcept { return {}; }
@@ -144,7 +151,7 @@ struct call_awaiter {
   [[gnu::always_inline]] T await_resume() {
     struct destroy_guard {
       std::coroutine_handle<promise<T>> h;
-      ~destroy_guard() { h.destroy(); }
+      ~destroy_guard() { detail::release_finished_frame(&h.promise()); }
     } guard{callee};
     promise<T>& c = callee.promise();
     if (c.exc && !record_call_return(&c)) [[unlikely]] {

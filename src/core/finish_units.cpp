@@ -33,7 +33,7 @@ std::coroutine_handle<> worker::complete_spawned_slow(promise_base* p) noexcept 
         }
         promise_base* par = p->parent;
         if (tl_) [[unlikely]] trace_child_returned(p, par);
-        p->self.destroy();
+        release_finished_frame(p);
         return par->self;
       }
       case split_deque::shared_pop::stolen:
@@ -56,7 +56,7 @@ std::coroutine_handle<> worker::complete_queued(promise_base* p) noexcept {
   sync_mirrors();
   finish_node* f = p->join;
   bool root = p->parent == nullptr;
-  p->self.destroy();
+  release_finished_frame(p);
   std::coroutine_handle<> next = f->arrive();
   if (!is_noop(next)) {
     if (tl_) [[unlikely]] trace_resumed(f->waiter);  // we ended its last unit: the waiter's frame (and f in it) is live until resumed
@@ -83,7 +83,7 @@ std::coroutine_handle<> worker::complete_joined_or_body(promise_base* p) noexcep
   task_ends();
   finish_node* f = p->join;
   promise_base* waiter = f->waiter;
-  p->self.destroy();
+  release_finished_frame(p);
   const std::uint64_t old = f->count.fetch_sub(1, std::memory_order_acq_rel);
   assert((old & finish_node::count_mask) >= 2);
   if ((old & finish_node::count_mask) == 2) {

@@ -81,6 +81,9 @@ constexpr unsigned size_class_of(std::size_t n) noexcept {
 }
 constexpr std::size_t class_block_size(unsigned c) noexcept { return c < 32 ? (c + 1) * 16 : 512 + (c - 31) * 128; }
 
+// The block a small request gets (its size class's size); large requests get what they ask for.
+constexpr std::size_t frame_block_bytes(std::size_t n) noexcept { return n <= max_small ? class_block_size(size_class_of(n)) : n; }
+
 inline frame_allocator* const large_chunk = reinterpret_cast<frame_allocator*>(std::uintptr_t{1});
 
 inline chunk_header* header_of(void* p) noexcept {

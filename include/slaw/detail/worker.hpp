@@ -21,6 +21,7 @@
 
 #include "slaw/detail/finish_node.hpp"
 #include "slaw/detail/frame_allocator.hpp"
+#include "slaw/detail/serial_order.hpp"
 #include "slaw/detail/split_deque.hpp"
 #include "slaw/export.hpp"
 #include "slaw/policy/adp.hpp"
@@ -68,11 +69,32 @@ struct promise_base {
     const char* name;         // spawned/queued tasks under a timeline trace: slaw::named's string, or null
   };
   task_kind kind;
+  // Whether the frame may be freed at its final suspend without its destroy function: every
+  // parameter copy it holds is trivially destructible (set by promise's constructor), so that
+  // function would only free the memory (release_finished_frame).
+  bool plain_teardown;
   // The place the task runs in (docs/places.md): an index into the runtime's place tree. A spawn or a
   // call copies its parent's unless a place clause names another; the flat deployment has only 0.
   std::uint16_t place;
   std::uint32_t start_charge;  // quota give-ups: frame bytes the worker that starts this task pays
 };
+
+// Frees the frame of a task that reached its final suspend. Its destroy function would run the
+// promise's and the parameter copies' destructors (nothing else is alive at the final suspend) and free
+// the memory, after a dispatch on the suspend index: an indirect call and a jump table per frame (GCC
+// runs it through the whole actor function). When those destructors are trivial and the frame is this
+// worker's own block, the free is done here; otherwise destroy() does it.
+[[gnu::always_inline]] inline void release_finished_frame(promise_base* p) noexcept {
+  void* f = p->self.address();
+  const chunk_header* h = header_of(f);
+  frame_allocator* a = tls_allocator;
+  if (p->plain_teardown && h->local_owner == a) [[likely]] {
+    SLAW_SERIAL_ORDER_FORGET(p);
+    a->deallocate_local(f, h->block_size, h->size_class);
+    return;
+  }
+  p->self.destroy();
+}
 
 // Deque entry tags (promises are at least 8-byte aligned). Untagged: a work-first child, standing for
 // its parent's continuation. parent_tag: a continuation whose work-first child is already counted.
@@ -202,7 +224,7 @@ class SLAW_EXPORT worker {
       pre_.drop_private_bottom();
       promise_base* par = p->parent;
       if (tl_) [[unlikely]] trace_child_returned(p, par);
-      p->self.destroy();
+      release_finished_frame(p);
       return par->self;
     }
     return complete_spawned_slow(p);
