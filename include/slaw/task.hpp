@@ -85,7 +85,8 @@ struct promise : detail::promise_base, promise_storage<T> {
   explicit promise(Params&...) noexcept {
     this->self = std::coroutine_handle<promise>::from_promise(*this);
     this->exc = nullptr;
-    this->plain_teardown = (std::is_trivially_destructible_v<std::remove_cv_t<Params>> && ...);
+    if constexpr (detail::free_finished_frames_here)
+      this->plain_teardown = (std::is_trivially_destructible_v<std::remove_cv_t<Params>> && ...);
   }
   ~promise() { SLAW_SERIAL_ORDER_FORGET(this); }  // release_finished_frame does the same
 
@@ -151,7 +152,7 @@ struct call_awaiter {
   [[gnu::always_inline]] T await_resume() {
     struct destroy_guard {
       std::coroutine_handle<promise<T>> h;
-      ~destroy_guard() { detail::release_finished_frame(&h.promise()); }
+      ~destroy_guard() { detail::release_finished_frame(&h.promise(), h); }
     } guard{callee};
     promise<T>& c = callee.promise();
     if (c.exc && !record_call_return(&c)) [[unlikely]] {

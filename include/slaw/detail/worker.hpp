@@ -81,20 +81,31 @@ struct promise_base {
 
 // Frees the frame of a task that reached its final suspend. Its destroy function would run the
 // promise's and the parameter copies' destructors (nothing else is alive at the final suspend) and free
-// the memory, after a dispatch on the suspend index: an indirect call and a jump table per frame (GCC
-// runs it through the whole actor function). When those destructors are trivial and the frame is this
-// worker's own block, the free is done here; otherwise destroy() does it.
-[[gnu::always_inline]] inline void release_finished_frame(promise_base* p) noexcept {
-  void* f = p->self.address();
-  const chunk_header* h = header_of(f);
-  frame_allocator* a = tls_allocator;
-  if (p->plain_teardown && h->local_owner == a) [[likely]] {
-    SLAW_SERIAL_ORDER_FORGET(p);
-    a->deallocate_local(f, h->block_size, h->size_class);
-    return;
+// the memory, after a dispatch on the suspend index. GCC runs that through the whole actor function
+// (prologue, dispatch, epilogue): freeing here instead, when those destructors are trivial and the
+// frame is this worker's own block, saves 45 instructions per fib node. Clang's destroy function is
+// small; inlining the free into its resume functions made fib(35) 4-7 % slower (register pressure on
+// the call-return path), so clang keeps destroy() (bench/results/plain_teardown/).
+#if defined(__clang__)
+inline constexpr bool free_finished_frames_here = false;
+#else
+inline constexpr bool free_finished_frames_here = true;
+#endif
+// `self`: p's frame (p->self, passed where the caller holds it already).
+[[gnu::always_inline]] inline void release_finished_frame(promise_base* p, std::coroutine_handle<> self) noexcept {
+  if constexpr (free_finished_frames_here) {
+    void* f = self.address();
+    const chunk_header* h = header_of(f);
+    frame_allocator* a = tls_allocator;
+    if (p->plain_teardown && h->local_owner == a) [[likely]] {
+      SLAW_SERIAL_ORDER_FORGET(p);
+      a->deallocate_local(f, h->block_size, h->size_class);
+      return;
+    }
   }
-  p->self.destroy();
+  self.destroy();
 }
+[[gnu::always_inline]] inline void release_finished_frame(promise_base* p) noexcept { release_finished_frame(p, p->self); }
 
 // Deque entry tags (promises are at least 8-byte aligned). Untagged: a work-first child, standing for
 // its parent's continuation. parent_tag: a continuation whose work-first child is already counted.
