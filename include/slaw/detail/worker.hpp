@@ -70,8 +70,9 @@ struct promise_base {
   };
   task_kind kind;
   // Whether the frame may be freed at its final suspend without its destroy function: every
-  // parameter copy it holds is trivially destructible (set by promise's constructor), so that
-  // function would only free the memory (release_finished_frame).
+  // parameter copy it holds is trivially destructible, so that function would only free the memory
+  // (release_finished_frame). Set by promise's constructor, and read, only where
+  // free_finished_frames_here (GCC builds).
   bool plain_teardown;
   // The place the task runs in (docs/places.md): an index into the runtime's place tree. A spawn or a
   // call copies its parent's unless a place clause names another; the flat deployment has only 0.
