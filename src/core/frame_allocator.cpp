@@ -14,9 +14,10 @@ namespace {
 std::mutex pool_mutex;
 frame_allocator* pool_head = nullptr;
 
-chunk_header* new_chunk(frame_allocator* owner, std::size_t bytes, std::uint32_t cls, std::uint32_t block) {
+// Null if malloc fails.
+chunk_header* new_chunk(frame_allocator* owner, std::size_t bytes, std::uint32_t cls, std::uint32_t block) noexcept {
   void* mem = std::aligned_alloc(chunk_size, bytes);
-  if (!mem) throw std::bad_alloc();
+  if (!mem) return nullptr;
   auto* h = static_cast<chunk_header*>(mem);
   h->owner = owner;
   h->local_owner = cls < num_classes ? owner : large_chunk;
@@ -162,12 +163,13 @@ std::int64_t frame_allocator::quota_consume_reservation(std::int64_t bytes) noex
   return take;
 }
 
-void* frame_allocator::allocate_slow(std::size_t n, mem_kind k) {
+void* frame_allocator::allocate_slow(std::size_t n, mem_kind k) noexcept {
   drain_remote();
   if (n > max_small) {
-    if (n > max_block) throw std::bad_alloc();  // the rounding below would wrap (e.g. a negative size)
+    if (n > max_block) return nullptr;  // the rounding below would wrap (e.g. a negative size)
     std::size_t bytes = (n + sizeof(chunk_header) + chunk_size - 1) / chunk_size * chunk_size;
     chunk_header* h = new_chunk(this, bytes, num_classes, static_cast<std::uint32_t>(n));
+    if (!h) return nullptr;
     stats_.chunk_bytes.fetch_add(bytes, std::memory_order_relaxed);
     account_alloc(n, k);
     void* p = reinterpret_cast<char*>(h) + sizeof(chunk_header);
@@ -185,6 +187,7 @@ void* frame_allocator::allocate_slow(std::size_t n, mem_kind k) {
   std::size_t bs = class_block_size(c);
   if (bump_[c] == nullptr || bump_[c] + bs > bump_end_[c]) {
     chunk_header* h = new_chunk(this, chunk_size, c, static_cast<std::uint32_t>(bs));
+    if (!h) return nullptr;
     h->next_chunk = chunks_;
     chunks_ = h;
     stats_.chunk_bytes.fetch_add(chunk_size, std::memory_order_relaxed);
@@ -270,11 +273,17 @@ frame_allocator& frame_allocator::global() noexcept {
   return *g;
 }
 
-void* frame_alloc_slow(std::size_t n, mem_kind k) {
+void* frame_alloc_slow(std::size_t n, mem_kind k) noexcept {
   frame_allocator& g = frame_allocator::global();
   std::lock_guard<std::mutex> lk(g.lock());
-  return g.allocate(n, k);
+  try {
+    return g.allocate(n, k);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
 }
+
+void throw_bad_alloc() { throw std::bad_alloc(); }
 
 void frame_free_slow(void* p, std::size_t n, chunk_header* h, mem_kind k) noexcept {
   frame_allocator* owner = h->owner;

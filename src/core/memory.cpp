@@ -21,7 +21,9 @@ void* allocate(std::size_t bytes) {
     a->quota_consume_reservation(static_cast<std::int64_t>(bytes));
     return a->allocate(bytes, detail::mem_kind::user);
   }
-  return detail::frame_alloc_slow(bytes, detail::mem_kind::user);
+  void* p = detail::frame_alloc_slow(bytes, detail::mem_kind::user);
+  if (!p) throw std::bad_alloc();
+  return p;
 }
 
 void deallocate(void* p, std::size_t bytes) noexcept {

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -112,6 +113,81 @@ TEST(Misuse, AllocateOfAHugeSizeThrowsBadAlloc) {
   slaw::worker_stats w = rt.stats().workers[0];
   EXPECT_EQ(w.user_bytes_live, 0);
   EXPECT_EQ(w.user_bytes_total, 100000u);
+}
+
+// A frame that cannot be had is a std::bad_alloc thrown by the call that makes it, caught like any other
+// exception, and the runtime goes on: on a thread that is not a worker (small frames made in a plain
+// loop, where clang inlines their ramps and so the allocation's slow call), and on workers (a recursion
+// of 1 MiB frames: a volatile local lives across the call), under an address-space limit. The slow call
+// runs in clang's preserve_most convention, which no exception may unwind through
+// (include/slaw/detail/codegen.hpp): the allocation fails with a null pointer and the ramp throws.
+namespace {
+slaw::task<int> tiny(int i) { co_return i; }
+
+// Makes frames until one cannot be had; returns how many were made, or -1 if the values kept across
+// the allocations did not survive the throw.
+[[gnu::noinline]] long make_frames_until_bad_alloc(std::vector<slaw::task<int>>& held, const volatile long& a,
+                                                   const volatile long& b) {
+  const long s0 = a * 3, s1 = b * 7 - a, s2 = a ^ b;
+  long i = 0;
+  try {
+    for (;; ++i) held.push_back(tiny(static_cast<int>((i ^ s0) + s1 * (i & 7) + s2)));
+  } catch (const std::bad_alloc&) {
+    const long a2 = a, b2 = b;
+    return s0 == a2 * 3 && s1 == b2 * 7 - a2 && s2 == (a2 ^ b2) ? i : -1;
+  }
+}
+
+struct deep_fn {
+  slaw::task<long> operator()(int k) const;
+};
+constexpr deep_fn deep{};
+slaw::task<long> deep_fn::operator()(int k) const {
+  volatile char pad[std::size_t{1} << 20];
+  pad[static_cast<std::size_t>(k) * 4099 % sizeof pad] = static_cast<char>(k);
+  long below = 0;
+  try {
+    below = co_await deep(k + 1);
+  } catch (const std::bad_alloc&) {
+    co_return k;  // the deepest frame that could be had
+  }
+  co_return pad[static_cast<std::size_t>(k) * 4099 % sizeof pad] == static_cast<char>(k) ? below : -1;
+}
+
+[[noreturn]] void frames_that_cannot_be_had() {
+#ifndef SLAW_TEST_SANITIZED
+  std::vector<slaw::task<int>> held;
+  held.reserve(std::size_t{1} << 21);  // the vector's own growth must not be what fails
+  limit_address_space(vm_bytes() + 24 * 1024 * 1024);
+  const volatile long a = 5, b = 11;
+  const long made = make_frames_until_bad_alloc(held, a, b);
+  held.clear();
+  unlimit_address_space();
+  std::fprintf(stderr, "frames made on a plain thread: %ld\n", made);
+  if (made < 1000) std::exit(1);
+  for (unsigned workers : {1u, 2u}) {
+    slaw::runtime rt(cfg_of(workers));
+    limit_address_space(vm_bytes() + 96 * 1024 * 1024);
+    const long depth = rt.run(deep(0));
+    unlimit_address_space();
+    std::fprintf(stderr, "deepest frame on %u workers: %ld\n", workers, depth);
+    if (depth < 10) std::exit(2);
+    const bool all_back = workers > 1 || rt.stats().workers[0].frame_bytes_live == 0;  // others drain later
+    if (rt.run(fib(15)) != 610 || !all_back) std::exit(3);
+  }
+  std::exit(0);
+#else
+  std::exit(0);
+#endif
+}
+}  // namespace
+
+TEST(MisuseDeathTest, AFrameThatCannotBeHadThrowsBadAllocToItsCaller) {
+#ifdef SLAW_TEST_SANITIZED
+  GTEST_SKIP() << "sanitizers reserve far more address space than RLIMIT_AS can leave";
+#endif
+  threadsafe_death_tests();
+  EXPECT_EXIT(frames_that_cannot_be_had(), testing::ExitedWithCode(0), "deepest frame on 2 workers");
 }
 
 TEST(Misuse, BufferWhoseByteSizeOverflowsThrows) {

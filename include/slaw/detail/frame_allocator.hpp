@@ -32,6 +32,7 @@
 #include <utility>
 
 #include "slaw/export.hpp"
+#include "slaw/detail/codegen.hpp"
 #include "slaw/policy/quota.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -92,6 +93,11 @@ inline chunk_header* header_of(void* p) noexcept {
 
 enum class mem_kind : unsigned { frame = 0, user = 1 };
 
+// The fast path's calls of its slow paths (include/slaw/detail/codegen.hpp), defined below the class.
+SLAW_COLD_ENTRY void* cold_allocate(frame_allocator* a, std::size_t n, mem_kind k) noexcept;
+SLAW_COLD_ENTRY void cold_publish_gauge(frame_allocator* a) noexcept;
+[[noreturn]] SLAW_EXPORT void throw_bad_alloc();
+
 struct kind_stats {
   std::atomic<std::int64_t> live{0};  // user memory only (frame live = all_live - user live)
   std::atomic<std::int64_t> peak{0};
@@ -134,18 +140,30 @@ class SLAW_EXPORT frame_allocator {
   frame_allocator& operator=(const frame_allocator&) = delete;
 
   void* allocate(std::size_t n, mem_kind k = mem_kind::frame) {
-    if (n <= max_small) [[likely]] {
-      unsigned c = size_class_of(n);
-      void* p = free_[c];
-      if (p) [[likely]] {
-        asan_unpoison(p, sizeof(void*));
-        free_[c] = *static_cast<void**>(p);
-        asan_hand_out(p, n, class_block_size(c));
-        account_alloc(n, k);
-        return p;
-      }
+    if (k == mem_kind::frame) {
+      if (void* p = pop_frame(n)) [[likely]] return p;
     }
-    return allocate_slow(n, k);
+    void* p = cold_allocate(this, n, k);
+    if (!p) [[unlikely]] throw_bad_alloc();
+    return p;
+  }
+  // A frame's fast path: a block from n's size-class free list, accounted, if the list has one and the
+  // live bytes stay at or under the watermark; null otherwise, and allocate_slow does the rest (the
+  // crossing included). One test sends every exception to one slow call: each further call site in a
+  // coroutine's ramp raised its inline cost over clang's threshold (codegen.hpp).
+  void* pop_frame(std::size_t n) noexcept {
+    if (n > max_small) return nullptr;
+    const unsigned c = size_class_of(n);
+    void* p = free_[c];
+    const std::int64_t l = all_live_.load(std::memory_order_relaxed) + static_cast<std::int64_t>(n);
+    if (!p || l > watermark_.load(std::memory_order_relaxed)) [[unlikely]] return nullptr;
+    asan_unpoison(p, sizeof(void*));
+    free_[c] = *static_cast<void**>(p);
+    asan_hand_out(p, n, class_block_size(c));
+    all_live_.store(l, std::memory_order_relaxed);
+    kind_stats& fs = stats_.kind[0];
+    fs.total.store(fs.total.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    return p;
   }
   void deallocate_local(void* p, std::size_t n, unsigned c, mem_kind k = mem_kind::frame) noexcept {
     asan_check_live(p, n);
@@ -218,6 +236,16 @@ class SLAW_EXPORT frame_allocator {
   const policy::quota& quota() const noexcept { return quota_; }
   const quota_counters& quota_stats() const noexcept { return quota_stats_; }
 
+  // ---- slow paths (the fast path reaches them through the cold entries below the class) ----
+  // A block from the drained remote frees, a new chunk, or a large chunk; null if the memory cannot be
+  // had (n > max_block, or malloc failed).
+  void* allocate_slow(std::size_t n, mem_kind k) noexcept;
+  // all_live_ rose above the watermark: a new peak, a gauge step or the DFDeques quota (k: the kind
+  // whose n bytes crossed it).
+  void crossed_watermark(std::int64_t n, mem_kind k) noexcept;
+  // all_live_ fell a gauge step below what the process gauge holds of it.
+  void publish_gauge() noexcept;
+
   // Process-wide pool of allocators (never freed) and the allocator for non-worker threads.
   static frame_allocator* acquire();
   static void release(frame_allocator* a) noexcept;
@@ -227,7 +255,8 @@ class SLAW_EXPORT frame_allocator {
  private:
   // Frames: the hot path keeps only the combined live bytes and the frame total; frame live bytes are
   // all_live_ - user live, and the frame peak is tracked behind the watermark (frame_peak + user_live
-  // is one of its terms). User memory is accounted out of line (account_user).
+  // is one of its terms). User memory is accounted out of line (account_user). pop_frame does the
+  // same as account_alloc for a frame that stays under the watermark; the slow path does the rest.
   void account_alloc(std::size_t n, mem_kind k) noexcept {
     auto d = static_cast<std::int64_t>(n);
     if (k == mem_kind::user) return account_user(d);
@@ -242,7 +271,7 @@ class SLAW_EXPORT frame_allocator {
     if (k == mem_kind::user) return account_user(-d);
     std::int64_t l = all_live_.load(std::memory_order_relaxed) - d;
     all_live_.store(l, std::memory_order_relaxed);
-    if (l < gauge_low_) [[unlikely]] publish_gauge();
+    if (l < gauge_low_) [[unlikely]] cold_publish_gauge(this);
   }
   // ASan: a block of `block` bytes given out for n bytes is addressable for exactly n.
   static void asan_hand_out(void* p, std::size_t n, std::size_t block) noexcept {
@@ -250,14 +279,11 @@ class SLAW_EXPORT frame_allocator {
     asan_unpoison(p, n);
   }
   void account_user(std::int64_t d) noexcept;
-  void crossed_watermark(std::int64_t n, mem_kind k) noexcept;
   void note_quota_used(std::int64_t used) noexcept {
     if (used > quota_stats_.max_used.load(std::memory_order_relaxed))
       quota_stats_.max_used.store(used, std::memory_order_relaxed);
   }
-  void publish_gauge() noexcept;
   void update_watermark() noexcept;
-  void* allocate_slow(std::size_t n, mem_kind k);
   void drain_remote_slow() noexcept;
 
   void* free_[num_classes] = {};
@@ -293,14 +319,40 @@ class SLAW_EXPORT frame_allocator {
 };
 
 // The allocator of the calling thread: its worker's, or null on other threads.
-SLAW_EXPORT extern constinit thread_local frame_allocator* tls_allocator;
+SLAW_EXPORT extern constinit thread_local frame_allocator* tls_allocator SLAW_TLS_MODEL;
 
-SLAW_EXPORT void* frame_alloc_slow(std::size_t n, mem_kind k);
+// A thread that is not a worker allocates from the global allocator (null if the memory cannot be had);
+// a block that is not the calling worker's own is freed here.
+SLAW_EXPORT void* frame_alloc_slow(std::size_t n, mem_kind k) noexcept;
 SLAW_EXPORT void frame_free_slow(void* p, std::size_t n, chunk_header* h, mem_kind k) noexcept;
 
+SLAW_COLD_ENTRY void* cold_allocate(frame_allocator* a, std::size_t n, mem_kind k) noexcept { return a->allocate_slow(n, k); }
+SLAW_COLD_ENTRY void cold_publish_gauge(frame_allocator* a) noexcept { a->publish_gauge(); }
+// `a`: the calling worker's allocator, or null on other threads.
+SLAW_COLD_ENTRY void* cold_frame_alloc(frame_allocator* a, std::size_t n, mem_kind k) noexcept {
+  return a ? a->allocate_slow(n, k) : frame_alloc_slow(n, k);
+}
+SLAW_COLD_ENTRY void cold_frame_free(void* p, std::size_t n, chunk_header* h, mem_kind k) noexcept {
+  frame_free_slow(p, n, h, k);
+}
+
+// No exception may unwind through a preserve_most function (codegen.hpp).
+static_assert(noexcept(cold_allocate(nullptr, 0, mem_kind::frame)) && noexcept(cold_publish_gauge(nullptr)) &&
+              noexcept(cold_frame_alloc(nullptr, 0, mem_kind::frame)) &&
+              noexcept(cold_frame_free(nullptr, 0, nullptr, mem_kind::frame)));
+
+// One slow call and one throw in each ramp: every extra call site raised the ramp's inline cost over
+// clang's threshold (then the ramp of a small coroutine is no longer inlined into its caller).
 inline void* frame_alloc(std::size_t n, mem_kind k = mem_kind::frame) {
-  if (frame_allocator* a = tls_allocator) [[likely]] return a->allocate(n, k);
-  return frame_alloc_slow(n, k);
+  frame_allocator* a = tls_allocator;
+  if (a) [[likely]] {
+    if (k == mem_kind::frame) {
+      if (void* p = a->pop_frame(n)) [[likely]] return p;
+    }
+  }
+  void* p = cold_frame_alloc(a, n, k);
+  if (!p) [[unlikely]] throw_bad_alloc();
+  return p;
 }
 
 inline void frame_free(void* p, std::size_t n, mem_kind k = mem_kind::frame) noexcept {
@@ -314,7 +366,7 @@ inline void frame_free(void* p, std::size_t n, mem_kind k = mem_kind::frame) noe
     a->deallocate_local(p, n, size_class_of(n), k);
     return;
   }
-  frame_free_slow(p, n, h, k);
+  cold_frame_free(p, n, h, k);
 }
 
 }  // namespace slaw::detail

@@ -610,6 +610,6 @@ class SLAW_EXPORT worker {
 };
 
 // The worker of the calling thread, or null.
-SLAW_EXPORT extern constinit thread_local worker* tls_worker;
+SLAW_EXPORT extern constinit thread_local worker* tls_worker SLAW_TLS_MODEL;
 
 }  // namespace slaw::detail

@@ -1,0 +1,39 @@
+// Two code-generation choices of the inline fast path (spawn, call, return, frame allocation), which
+// every user translation unit compiles: how it reads slaw's thread-locals, and how it calls its slow
+// paths. Measured in bench/results/codegen/.
+#pragma once
+
+// ---- the thread-locals' TLS model ----
+// tls_worker and tls_allocator are read a few times per task. By default an executable reaches a
+// thread-local of another object file through the initial-exec model: it loads the variable's offset
+// (an immediate once the linker relaxes the GOT load) and then reads %fs:offset, two instructions. When
+// slaw is linked statically into an executable, the variables sit in the executable's own TLS block
+// and the local-exec model reads them in one (%fs:OFFSET). That is valid only where the final link is
+// an executable: a translation unit built for one (-fPIE, or no -fPIC at all) with the static library
+// (SLAW_STATIC_DEFINE). Code built for a shared object (-fPIC without -fPIE), or against libslaw.so,
+// keeps the default model. So does the library's own code (SLAW_BUILDING_LIBRARY), whose accesses are
+// off the fast path: libslaw.a's objects stay linkable wherever they were before.
+#if defined(SLAW_STATIC_DEFINE) && !defined(SLAW_BUILDING_LIBRARY) && (defined(__PIE__) || !defined(__PIC__))
+#define SLAW_TLS_MODEL __attribute__((tls_model("local-exec")))
+#else
+#define SLAW_TLS_MODEL
+#endif
+
+// ---- the slow paths' calling convention ----
+// A coroutine's ramp (frame allocation) and its destroy function (the free) each hold a call to a
+// rarely taken slow path: a chunk refill, a new peak, the process gauge. Under the standard convention
+// the caller keeps its live values in callee-saved registers across such a call, so every ramp pushed
+// and popped three registers that its fast path never needed. clang's preserve_most convention moves
+// those saves into the callee, onto the slow path. GCC has no such convention: SLAW_COLD_CC is empty.
+// Functions declared with it are
+//  * noexcept: no exception unwinds across the convention's boundary (a failure is returned, and the
+//    caller throws through an ordinary [[noreturn]] call);
+//  * of internal linkage (SLAW_COLD_ENTRY): one program may hold translation units compiled by GCC and by
+//    clang, and an inline function of external linkage would then have copies of two conventions, of
+//    which the linker keeps one.
+#if defined(__clang__) && defined(__x86_64__)
+#define SLAW_COLD_CC [[clang::preserve_most]]
+#else
+#define SLAW_COLD_CC
+#endif
+#define SLAW_COLD_ENTRY SLAW_COLD_CC [[gnu::noinline, gnu::cold, maybe_unused]] static
