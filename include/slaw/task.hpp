@@ -85,8 +85,7 @@ struct promise : detail::promise_base, promise_storage<T> {
   explicit promise(Params&...) noexcept {
     this->self = std::coroutine_handle<promise>::from_promise(*this);
     this->exc = nullptr;
-    if constexpr (detail::free_finished_frames_here)
-      this->plain_teardown = (std::is_trivially_destructible_v<std::remove_cv_t<Params>> && ...);
+    this->plain_teardown = (std::is_trivially_destructible_v<std::remove_cv_t<Params>> && ...);
   }
   ~promise() { SLAW_SERIAL_ORDER_FORGET(this); }  // release_finished_frame does the same
 

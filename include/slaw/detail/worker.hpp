@@ -71,8 +71,7 @@ struct promise_base {
   task_kind kind;
   // Whether the frame may be freed at its final suspend without its destroy function: every
   // parameter copy it holds is trivially destructible, so that function would only free the memory
-  // (release_finished_frame). Set by promise's constructor, and read, only where
-  // free_finished_frames_here (GCC builds).
+  // (release_finished_frame). Set by promise's constructor.
   bool plain_teardown;
   // The place the task runs in (docs/places.md): an index into the runtime's place tree. A spawn or a
   // call copies its parent's unless a place clause names another; the flat deployment has only 0.
@@ -84,25 +83,19 @@ struct promise_base {
 // promise's and the parameter copies' destructors (nothing else is alive at the final suspend) and free
 // the memory, after a dispatch on the suspend index. GCC runs that through the whole actor function
 // (prologue, dispatch, epilogue): freeing here instead, when those destructors are trivial and the
-// frame is this worker's own block, saves 45 instructions per fib node. Clang's destroy function is
-// small; inlining the free into its resume functions made fib(35) 4-7 % slower (register pressure on
-// the call-return path), so clang keeps destroy() (bench/results/plain_teardown/).
-#if defined(__clang__)
-inline constexpr bool free_finished_frames_here = false;
-#else
-inline constexpr bool free_finished_frames_here = true;
-#endif
+// frame is this worker's own block, saves 45 instructions per fib node (bench/results/plain_teardown/).
+// Clang's destroy function is small: inlined here the free saved it 9 instructions per node and 2-3 %
+// of fib(35) once the free's slow calls stopped costing the caller registers (codegen.hpp; before
+// that it made fib(35) 4-7 % slower, bench/results/inplace_free_clang/).
 // `self`: p's frame (p->self, passed where the caller holds it already).
 [[gnu::always_inline]] inline void release_finished_frame(promise_base* p, std::coroutine_handle<> self) noexcept {
-  if constexpr (free_finished_frames_here) {
-    void* f = self.address();
-    const chunk_header* h = header_of(f);
-    frame_allocator* a = tls_allocator;
-    if (p->plain_teardown && h->local_owner == a) [[likely]] {
-      SLAW_SERIAL_ORDER_FORGET(p);
-      a->deallocate_local(f, h->block_size, h->size_class);
-      return;
-    }
+  void* f = self.address();
+  const chunk_header* h = header_of(f);
+  frame_allocator* a = tls_allocator;
+  if (p->plain_teardown && h->local_owner == a) [[likely]] {
+    SLAW_SERIAL_ORDER_FORGET(p);
+    a->deallocate_local(f, h->block_size, h->size_class);
+    return;
   }
   self.destroy();
 }
