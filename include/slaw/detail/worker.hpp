@@ -87,17 +87,23 @@ struct promise_base {
 // Clang's destroy function is small: inlined here the free saved it 9 instructions per node and 2-3 %
 // of fib(35) once the free's slow calls stopped costing the caller registers (codegen.hpp; before
 // that it made fib(35) 4-7 % slower, bench/results/inplace_free_clang/).
-// `self`: p's frame (p->self, passed where the caller holds it already).
-[[gnu::always_inline]] inline void release_finished_frame(promise_base* p, std::coroutine_handle<> self) noexcept {
+// The destroy call as a cold entry (codegen.hpp), for callers whose common path should keep its values in
+// any register (worker::complete_joined_or_body); the coroutines' own code measured better without.
+SLAW_COLD_ENTRY void cold_destroy(std::coroutine_handle<> frame) noexcept { frame.destroy(); }
+// `self`: p's frame (p->self, passed where the caller holds it already); `a`: this thread's allocator
+// (the worker's own, where the caller holds it already).
+template <bool ColdDestroy = false>
+[[gnu::always_inline]] inline void release_finished_frame(promise_base* p, std::coroutine_handle<> self,
+                                                          frame_allocator* a = tls_allocator) noexcept {
   void* f = self.address();
   const chunk_header* h = header_of(f);
-  frame_allocator* a = tls_allocator;
   if (p->plain_teardown && h->local_owner == a) [[likely]] {
     SLAW_SERIAL_ORDER_FORGET(p);
     a->deallocate_local(f, h->block_size, h->size_class);
     return;
   }
-  self.destroy();
+  if constexpr (ColdDestroy) cold_destroy(self);
+  else self.destroy();
 }
 [[gnu::always_inline]] inline void release_finished_frame(promise_base* p) noexcept { release_finished_frame(p, p->self); }
 
@@ -118,6 +124,10 @@ inline promise_base* detach_entry(std::uintptr_t e) noexcept {
   child->join->add_unit();
   return child->parent;
 }
+
+class worker;
+// The task gauge's publication from the joined end (codegen.hpp); defined below the class.
+SLAW_COLD_ENTRY void cold_publish_tasks(worker* w) noexcept;
 
 // Counters written by the owner only (relaxed, read racily by stats()).
 struct counter {
@@ -201,6 +211,8 @@ class SLAW_EXPORT worker {
   [[gnu::always_inline]] void task_ends() noexcept {
     if (--tasks_local_ < tasks_lo_) [[unlikely]] publish_tasks();
   }
+  // The local count left its band: the difference goes to the process's task gauge.
+  void publish_tasks() noexcept;
 
   // ---------------- quota give-ups ----------------
   // The scheduler stopped this chain (a memory quota is spent): the next spawn or call
@@ -252,6 +264,9 @@ class SLAW_EXPORT worker {
   // holds the worker, and a hop through a function that tested the kind first cost a help-first fib
   // node 11 instructions.
   std::coroutine_handle<> complete_joined_or_body(promise_base* p) noexcept;
+  // What complete_joined_or_body leaves to a tail call: the finish's count before the child's
+  // decrement was `old`.
+  std::coroutine_handle<> joined_end_slow(finish_node* f, promise_base* waiter, std::uint64_t old) noexcept;
 
   // ---------------- places (docs/places.md) ----------------
   // A spawn whose place clause names another place than its parent's: `child` (set up as a spawned
@@ -422,7 +437,6 @@ class SLAW_EXPORT worker {
     chunk_header* h = header_of(p->self.address());
     return h->block_size;
   }
-  void publish_tasks() noexcept;
   // Every push onto the fresh deque: a queued task's bytes are added here and subtracted by whoever
   // takes the entry (fresh_bytes_net_ by the owner, fresh_bytes_stolen_ by thieves). Read before the
   // push: once the entry is published a thief may run and free the task.
@@ -601,6 +615,8 @@ class SLAW_EXPORT worker {
   std::atomic<std::uint64_t> stolen_fresh_{0};
   std::atomic<std::int64_t> fresh_bytes_stolen_{0};
 };
+
+SLAW_COLD_ENTRY void cold_publish_tasks(worker* w) noexcept { w->publish_tasks(); }
 
 // The worker of the calling thread, or null.
 SLAW_EXPORT extern constinit thread_local worker* tls_worker SLAW_TLS_MODEL;
