@@ -22,7 +22,7 @@ class finish_scope;
 namespace detail {
 struct start_finish_awaiter;
 struct end_finish_awaiter;
-void check_end_finish(const finish_scope& s) noexcept(false);
+void check_end_finish(const promise_base& frame, const finish_scope& s) noexcept(false);
 [[noreturn]] SLAW_EXPORT void throw_bad_end_finish(bool already_ended);
 }  // namespace detail
 
@@ -31,24 +31,25 @@ class SLAW_EXPORT finish_scope {
   finish_scope(const finish_scope&) = delete;
   finish_scope& operator=(const finish_scope&) = delete;
   ~finish_scope() {
-    if (!ended_) [[unlikely]] abandon();
+    if (frame_) [[unlikely]] abandon();
   }
 
  private:
   friend struct detail::start_finish_awaiter;
   friend struct end_finish_op;
   friend struct detail::end_finish_awaiter;
-  friend void detail::check_end_finish(const finish_scope&);
+  friend void detail::check_end_finish(const detail::promise_base&, const finish_scope&);
   explicit finish_scope(detail::promise_base* frame) noexcept : frame_(frame) {
     node_.open(frame->cur);
     frame->cur = &node_;
-    if (detail::recording()) [[unlikely]] detail::record_start_finish(frame);
+    // A recorded start makes the end leave its fast path, where it is recorded (finish_node's rec_bit).
+    if (detail::recording()) [[unlikely]]
+      if (detail::record_start_finish(frame)) node_.note_recorded();
   }
   void abandon() noexcept;
 
   detail::finish_node node_;
-  detail::promise_base* frame_;
-  bool ended_ = false;
+  detail::promise_base* frame_;  // the frame that opened the scope; null once it ended
 };
 
 struct start_finish_op {};
@@ -79,20 +80,19 @@ struct end_finish_awaiter {
     return detail::tls_worker->join_at_end(&scope->node_, &h.promise());
   }
   [[gnu::always_inline]] void await_resume() const {
-    scope->ended_ = true;
     scope->frame_->cur = scope->node_.parent;
+    scope->frame_ = nullptr;
     if (scope->node_.has_exception()) [[unlikely]] std::rethrow_exception(scope->node_.take_exception());
   }
 };
 // Ending a scope twice, or a scope that is not the innermost open one, is a programming error. One
-// test covers both: an ended scope has set its frame's innermost finish back to its parent. Inline, the
-// throw out of line.
-inline void check_end_finish(const finish_scope& s) noexcept(false) {
-  if (s.frame_->cur != &s.node_) [[unlikely]] throw_bad_end_finish(s.ended_);
-  if (recording()) [[unlikely]] record_end_finish(s.frame_);  // the task reaches the join
+// test covers both: the ending frame's innermost finish must be the scope's (an ended scope has set it
+// back to its parent). Inline, the throw out of line.
+inline void check_end_finish(const detail::promise_base& frame, const finish_scope& s) noexcept(false) {
+  if (frame.cur != &s.node_) [[unlikely]] throw_bad_end_finish(s.frame_ == nullptr);
 }
-inline end_finish_awaiter transform(detail::promise_base&, end_finish_op op, transform_tag) {
-  check_end_finish(*op.scope);
+inline end_finish_awaiter transform(detail::promise_base& p, end_finish_op op, transform_tag) {
+  check_end_finish(p, *op.scope);
   return {op.scope};
 }
 

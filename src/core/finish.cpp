@@ -41,11 +41,11 @@ std::coroutine_handle<> end_body(detail::promise_base& body) noexcept {
 }  // namespace detail
 
 void finish_scope::abandon() noexcept {
-  if (detail::recording()) [[unlikely]] detail::record_end_finish(frame_);  // the scope joins here
+  if (node_.take_recorded()) detail::record_end_finish(frame_);  // the scope joins here
   detail::tls_worker->wait_in_place(&node_);
   (void)node_.take_exception();  // dropped: an exception is already propagating, or the scope was left early
-  ended_ = true;
   frame_->cur = node_.parent;
+  frame_ = nullptr;
 }
 
 }  // namespace slaw

@@ -8,6 +8,7 @@
 
 #include "core/runtime_impl.hpp"
 #include "core/scheduler.hpp"
+#include "slaw/detail/record_hooks.hpp"
 #include "slaw/detail/worker.hpp"
 #include "slaw/task.hpp"
 
@@ -158,6 +159,7 @@ void worker::detach_bottom() noexcept {
 }
 
 std::coroutine_handle<> worker::suspend_at_end(finish_node* f, promise_base* waiter) noexcept {
+  if (f->recorded()) [[unlikely]] return end_recorded(f, waiter);
   f->waiter = waiter;
   sync_mirrors();
   detach_bottom();  // before the release below: afterwards the waiter may run anywhere
@@ -167,6 +169,16 @@ std::coroutine_handle<> worker::suspend_at_end(finish_node* f, promise_base* wai
   return next_own_strand();
 }
 
+
+// A recorded scope's end comes here: its rec_bit fails the end's fast path, and a recording worker takes
+// no joins (take_joinable). The task reaches the join now. Out of line: in suspend_at_end the call cost
+// every join a register.
+std::coroutine_handle<> worker::end_recorded(finish_node* f, promise_base* waiter) noexcept {
+  f->take_recorded();
+  record_end_finish(waiter);
+  if (f->only_body_left()) return waiter->self;
+  return suspend_at_end(f, waiter);
+}
 
 // Waiting in place (docs/finish.md). The frame below us on this thread's stack waits for `f`; running
 // a task outside `f` here could make that task wait for this frame (it lies below it on the same

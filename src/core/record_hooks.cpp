@@ -39,8 +39,10 @@ bool record_call_return(promise_base* callee) noexcept {
   return marker;
 }
 
-void record_start_finish(promise_base* frame) noexcept {
-  if (dag_log* log = running_log()) log->note(dag::dag_op::start_finish, frame, frame);
+bool record_start_finish(promise_base* frame) noexcept {
+  dag_log* log = running_log();
+  if (log) log->note(dag::dag_op::start_finish, frame, frame);
+  return log != nullptr;
 }
 
 void record_end_finish(promise_base* frame) noexcept {

@@ -3,6 +3,12 @@
 // paths. Measured in bench/results/codegen/.
 #pragma once
 
+// Whether this translation unit is user code built for an executable that links the static library
+// (see the TLS model below for why that is the condition).
+#if defined(SLAW_STATIC_DEFINE) && !defined(SLAW_BUILDING_LIBRARY) && (defined(__PIE__) || !defined(__PIC__))
+#define SLAW_IN_STATIC_EXECUTABLE 1
+#endif
+
 // ---- the thread-locals' TLS model ----
 // tls_worker and tls_allocator are read a few times per task. By default an executable reaches a
 // thread-local of another object file through the initial-exec model: it loads the variable's offset
@@ -13,10 +19,20 @@
 // (SLAW_STATIC_DEFINE). Code built for a shared object (-fPIC without -fPIE), or against libslaw.so,
 // keeps the default model. So does the library's own code (SLAW_BUILDING_LIBRARY), whose accesses are
 // off the fast path: libslaw.a's objects stay linkable wherever they were before.
-#if defined(SLAW_STATIC_DEFINE) && !defined(SLAW_BUILDING_LIBRARY) && (defined(__PIE__) || !defined(__PIC__))
+#ifdef SLAW_IN_STATIC_EXECUTABLE
 #define SLAW_TLS_MODEL __attribute__((tls_model("local-exec")))
 #else
 #define SLAW_TLS_MODEL
+#endif
+
+// ---- global flags read by the fast path ----
+// Under the same condition a global variable of slaw is part of the executable, so user code may read
+// it PC-relative (one `cmp $0, x(%rip)`) instead of through the GOT (clang's default for PIE, which
+// loads the address first): declared hidden there. GCC reads it directly anyway (copy relocations).
+#ifdef SLAW_IN_STATIC_EXECUTABLE
+#define SLAW_LINKED_DATA __attribute__((visibility("hidden")))
+#else
+#define SLAW_LINKED_DATA
 #endif
 
 // ---- the slow paths' calling convention ----

@@ -18,6 +18,10 @@
 // only after the body ended and every task transitively spawned into this finish ended.
 // Exceptions: the first unit to throw sets `exc_bit` (so the fast path fails) and stores `exc`;
 // the waiter rethrows it. Later exceptions are dropped.
+// DAG recording (SLAW_RECORD): a scope opened while a runtime records sets `rec_bit` at open (the node is
+// still private), so that its end leaves the fast path too and is recorded where the frame reaches the
+// join (worker::join_at_end), which clears the bit. The end's fast path thus tests nothing for it.
+// Neither bit is a unit: `count_mask` leaves both out.
 #pragma once
 
 #include <atomic>
@@ -34,7 +38,8 @@ struct promise_base;
 
 struct SLAW_EXPORT finish_node {
   static constexpr std::uint64_t exc_bit = std::uint64_t{1} << 62;
-  static constexpr std::uint64_t count_mask = exc_bit - 1;
+  static constexpr std::uint64_t rec_bit = std::uint64_t{1} << 61;
+  static constexpr std::uint64_t count_mask = rec_bit - 1;
 
   std::atomic<std::uint64_t> count;
   finish_node* parent;
@@ -49,6 +54,15 @@ struct SLAW_EXPORT finish_node {
     depth = p->depth + 1;
     count.store(1, std::memory_order_relaxed);
   }
+  // Its start was recorded (before any unit is added: the node is private).
+  void note_recorded() noexcept { count.store(1 | rec_bit, std::memory_order_relaxed); }
+  bool recorded() const noexcept { return count.load(std::memory_order_relaxed) & rec_bit; }
+  // Clears rec_bit; true if it was set (then the caller records the end).
+  bool take_recorded() noexcept {
+    if (!recorded()) return false;
+    count.fetch_and(~rec_bit, std::memory_order_relaxed);
+    return true;
+  }
   // The implicit finish around a run's root task, whose completion wakes the thread in run().
   void open_root(external_waiter* w) noexcept {
     parent = nullptr;
@@ -56,7 +70,8 @@ struct SLAW_EXPORT finish_node {
     external = w;
     count.store(1, std::memory_order_relaxed);
   }
-  // The end_finish fast path: only the body is left and nothing threw (the exception bit makes it fail).
+  // The end_finish fast path: only the body is left, nothing threw and nothing records (either bit makes
+  // it fail).
   bool only_body_left() const noexcept { return count.load(std::memory_order_acquire) == 1; }
   // Only the body is left, whether or not a unit threw (a scope left without end_finish waits for this).
   bool units_left_only_body() const noexcept { return (count.load(std::memory_order_acquire) & count_mask) == 1; }

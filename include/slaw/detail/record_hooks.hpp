@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <exception>
 
+#include "slaw/detail/codegen.hpp"
 #include "slaw/export.hpp"
 
 namespace slaw::detail {
@@ -15,7 +16,7 @@ namespace slaw::detail {
 struct promise_base;
 
 // The number of runtimes recording a run now.
-SLAW_EXPORT extern std::atomic<int> dag_recorders_on;
+SLAW_EXPORT extern std::atomic<int> dag_recorders_on SLAW_LINKED_DATA;
 [[gnu::always_inline]] inline bool recording() noexcept { return dag_recorders_on.load(std::memory_order_relaxed) != 0; }
 
 // A call starts: `callee` is a called task or a finish body (then the caller's finish opens first). A
@@ -26,7 +27,8 @@ SLAW_EXPORT extern std::exception_ptr call_return_marker;
 // The caller resumed after `callee` returned with a non-null `exc`: records the return if this call
 // was recorded (or an exception ends a recorded call). True if `exc` was only the marker (now cleared).
 SLAW_EXPORT bool record_call_return(promise_base* callee) noexcept;
-SLAW_EXPORT void record_start_finish(promise_base* frame) noexcept;
+// True if the start was recorded (this thread's runtime records): then the end must be recorded too.
+SLAW_EXPORT bool record_start_finish(promise_base* frame) noexcept;
 SLAW_EXPORT void record_end_finish(promise_base* frame) noexcept;
 // User memory of the running task (slaw::allocate, slaw::deallocate).
 void record_memory(bool alloc, std::size_t bytes) noexcept;

@@ -325,6 +325,8 @@ class SLAW_EXPORT worker {
   void detach_bottom() noexcept;
   // The frame `waiter` suspends at the end of `f` with other units outstanding.
   std::coroutine_handle<> suspend_at_end(finish_node* f, promise_base* waiter) noexcept;
+  // The end of a scope whose start was recorded (finish_node's rec_bit): recorded, then as above.
+  std::coroutine_handle<> end_recorded(finish_node* f, promise_base* waiter) noexcept;
   // A scope left without end_finish (an exception, an early co_return): waits on this thread until
   // `f` has only its body unit left, running meanwhile only tasks inside `f` (docs/finish.md,
   // "Waiting in place"), so that it never runs a frame that could wait for this one.
