@@ -118,13 +118,9 @@ class split_deque {
     return e;
   }
 
-  // The bottom entry if it is private (none otherwise), left in place.
-  entry private_bottom() const noexcept {
-    return head_ != osplit_ ? arr_->slot(head_ - 1).load(std::memory_order_relaxed) : none;
-  }
-  bool private_bottom_is(entry e) const noexcept {
-    return head_ != osplit_ && arr_->slot(head_ - 1).load(std::memory_order_relaxed) == e;
-  }
+  // The bottom entry, left in place; the private region must not be empty.
+  entry bottom() const noexcept { return arr_->slot(head_ - 1).load(std::memory_order_relaxed); }
+  bool private_bottom_is(entry e) const noexcept { return head_ != osplit_ && bottom() == e; }
   void drop_private_bottom() noexcept { --head_; }
   bool private_empty() const noexcept { return head_ == osplit_; }
 

@@ -509,9 +509,8 @@ class SLAW_EXPORT worker {
   // worker's place and no hook or give-up waits at a scheduling point (fast_path_blocked; those go the
   // suspending way); null otherwise. The entry is private: no thief can see it, so no lock or fence.
   [[gnu::always_inline]] promise_base* take_joinable(const finish_node* f) noexcept {
-    const split_deque::entry e = fresh_.private_bottom();
-    if (e == split_deque::none || fast_path_blocked()) return nullptr;
-    promise_base* c = entry_promise(e);
+    if (fresh_.private_empty() || fast_path_blocked()) return nullptr;
+    promise_base* c = entry_promise(fresh_.bottom());
     if (c->join != f || c->place != current_place()) return nullptr;
     fresh_.drop_private_bottom();
     fresh_bytes_net_ -= frame_bytes(c);
