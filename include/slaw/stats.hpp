@@ -45,6 +45,7 @@ struct SLAW_EXPORT runtime_stats {
   std::uint64_t quota = 0;  // K; 0 = infinite
   std::uint64_t dfd_steals = 0, dfd_failed_attempts = 0, dfd_giveups = 0, dfd_deletions = 0, dfd_max_deques = 0;
   std::uint64_t dfd_batched = 0;  // entries moved onto thieves' deques by batch steals (docs/space.md)
+  std::uint64_t dfd_splits = 0;   // batch steals capped at max_batch, which left a new ownerless deque
   std::string to_json() const;
 };
 

@@ -59,7 +59,7 @@ std::string runtime_stats::to_json() const {
   if (scheduler == "dfdeques")
     o << ",\"dfd\":{\"steals\":" << dfd_steals << ",\"failed_attempts\":" << dfd_failed_attempts
       << ",\"giveups\":" << dfd_giveups << ",\"deletions\":" << dfd_deletions << ",\"max_deques\":" << dfd_max_deques
-      << ",\"batched\":" << dfd_batched
+      << ",\"batched\":" << dfd_batched << ",\"splits\":" << dfd_splits
       << "}";
   o << ",\"total\":";
   put(o, total, false);

@@ -119,6 +119,20 @@ TEST(DequeOrder, AStealFromAnOwnerlessDequeTakesOneOfItsTasks) {
   EXPECT_EQ(f.r.ownerless_tasks(), 2u);
 }
 
+// A capped batch (deque_list B4): the thief takes the middle of ownerless a; a keeps its top in place,
+// and a's lowest tasks go right of the thief's deque as a new ownerless deque.
+TEST(DequeOrder, TheRestOfACappedBatchGoesRightOfTheThief) {
+  four f;
+  auto t = f.r.take_bottom(f.a, {7, owned});
+  auto rest = f.r.put_right_of(t, 102, 2);
+  EXPECT_EQ(contents(f.r), (std::vector<slot>{{0, owned}, {100, ownerless, 1}, {7, owned}, {102, ownerless, 2},
+                                              {1, owned}, {101, ownerless, 1}}));
+  EXPECT_EQ(rest->id, 102);
+  EXPECT_EQ(f.r.ownerless_tasks(), 4u);
+  EXPECT_EQ(f.r.nth_deque(3), rest);
+  EXPECT_EQ(f.r.tally().deletions, 0u);
+}
+
 TEST(DequeOrder, TheLastTaskOfAnOwnerlessDequeDeletesItAndTheThiefTakesItsPlace) {
   four f;
   f.r.take_bottom(f.b, {7, owned});  // the rightmost: the thief goes to the right end

@@ -111,6 +111,13 @@ class deque_order {
     return insert(where, taker);
   }
 
+  // An ownerless deque `id` of `tasks` tasks goes immediately right of `at`: the lowest tasks of a
+  // victim whose middle a thief took (the thief's deque at `at`), so that R keeps decreasing priority
+  // from the victim's top through the thief's tasks to these. Returns its position.
+  position put_right_of(position at, Id id, std::size_t tasks) {
+    assert(at != end() && tasks > 0);
+    return insert(std::next(at), slot{id, deque_kind::ownerless, tasks});
+  }
   // The quota is spent: the worker's deque stays in place, as the ownerless deque `id` holding `tasks`
   // tasks; a deque with none is deleted (end()).
   position give_up(position own, Id id, std::size_t tasks) noexcept {

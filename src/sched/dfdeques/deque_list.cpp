@@ -121,6 +121,7 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const fini
   // victim drops by one unit in take_bottom below, which deletes it exactly when this empties it.
   assert(victim->tasks == units(s->entries.size() - s->bottom));
   const std::size_t m = s->entries.size() - s->bottom, c = batch_of(m);
+  if (!inside_of && c > max_batch) return steal_capped_batch(w, victim, lk);
   split_deque::entry* const lo = &s->entries[s->bottom];  // e_1; lo[c - 1] is e_c, the one to run
   s->bottom += c;
   abandoned_entries_.fetch_sub(c, std::memory_order_seq_cst);
@@ -163,6 +164,55 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const fini
   lk.unlock();
   if (exposed) w.on_exposed();
   return e;
+}
+
+// B4: the batch e_(k+1) .. e_(m-1), its last max_batch entries below the top, from an ownerless deque of
+// m entries with k = m - 1 - max_batch > 0 (a thief that waits in place takes every batch whole).
+split_deque::entry deque_list::steal_capped_batch(worker& w, order::position victim, std::unique_lock<std::mutex>& lk) {
+  node* s = victim->id;
+  std::vector<split_deque::entry>& v = s->entries;
+  const std::size_t m = v.size() - s->bottom, k = batch_of(m) - max_batch;
+  split_deque::entry* const lo = v.data() + s->bottom;
+  auto e = [lo](std::size_t i) -> split_deque::entry& { return lo[i - 1]; };  // e(i) is e_i, as in the header
+  // The rest's top e_k resumes e_(k-1)'s frame; e_k's own frame resumes through e_(k+1), which the thief
+  // takes: count it now, under the lock (D1, B3), as a thief of the rest would have.
+  if (!(e(k) & entry_tags)) e(k) = reinterpret_cast<split_deque::entry>(detach_entry(e(k))) | parent_tag;
+  // e_(k+1) .. e_(m-2) onto w's own deque as they lay (B3); e_(m-1) runs.
+  split_deque& own = w.preempted_deque();
+  bool exposed = false;
+  for (std::size_t i = k + 1; i + 1 < m; ++i) {
+    assert(!(e(i) & start_tag) && "DFDeques: a start_tag entry below the top of an ownerless deque (S-top)");
+    exposed |= (own.push(e(i)) & split_deque::pushed_exposed) != 0;
+  }
+  c_.batched += max_batch - 1;
+  ++c_.splits;
+  split_deque::entry run = e(m - 1);
+  if (!(run & entry_tags)) run = reinterpret_cast<split_deque::entry>(detach_entry(run)) | parent_tag;
+  // The victim's place keeps e_m; its storage, e_1 .. e_k, becomes the rest (no entry is copied).
+  node* rest = new_abandoned();
+  rest->entries.swap(v);
+  rest->bottom = s->bottom;
+  s->entries.push_back(rest->entries.back());
+  s->bottom = 0;
+  abandoned_entries_.fetch_sub(max_batch, std::memory_order_seq_cst);
+  node* mine = own_node(w);
+  mine->owner = &w;
+  mine->where = r_.take_bottom(victim, {mine, deque_kind::owned, 0});
+  const order::position rest_at = r_.put_right_of(mine->where, rest, units(k));
+  ++c_.steals;
+#ifndef NDEBUG
+  check_batch(s, e(m - 1), &e(k + 1), max_batch - 1, mine->where);  // before the rest's storage shrinks
+#endif
+  rest->entries.resize(rest->bottom + k);
+#ifndef NDEBUG
+  check_invariants();
+  check_order_around(victim);
+  check_order_around(rest_at);
+#endif
+  (void)rest_at;
+  lk.unlock();
+  if (exposed) w.on_exposed();
+  return run;
 }
 
 void deque_list::enter_root(worker& w) {

@@ -32,6 +32,16 @@
 //      top entry names). S-top: a start_tag entry (a task handed over at a give-up) is only ever the
 //      top of an ownerless deque, and a batch of m >= 2 leaves the top, so owned deques stay free of
 //      them (asserted in check_order_around).
+//   B4 (capped batches).  A batch moves at most max_batch entries: from m > max_batch + 1 entries the
+//      thief takes e_(k+1) .. e_(m-1) (k = m - 1 - max_batch), runs e_(m-1) and keeps the rest as above;
+//      the victim keeps e_m in its place, and e_1 .. e_k, the victim's storage itself (nothing is
+//      copied), become a new ownerless deque right of the thief's. R then reads e_m > thief's tasks >
+//      e_k .. e_1 in priority (Lemma 3.1, asserted by check_batch and check_order_around). e_k's frame
+//      resumes through e_(k+1), now the thief's, so e_k is detached (F_k counted) under the lock first,
+//      as the next thief of the rest would have done (B3). Each deque, given up or split off, is still
+//      emptied in at most two steals. Uncapped, a chain given up deeper than one period's frames moved
+//      whole at every steal and back at every give-up: quadratic in its depth (PDFS at K = 200 000, one
+//      worker: 1.6 * 10^8 entries moved, 9x the time at K = 50 000; bench/results/session_1127/).
 //   A waiting thief (it may run only tasks of its scope) takes the same entries; it runs e_1 if m = 1
 //   and the task is in its scope, and otherwise leaves the batch in R right of the victim, detached
 //   (then B3 needs no order of stealing across the cut), as an ownerless deque of its own (as if it
@@ -84,6 +94,7 @@ struct finish_node;
 struct dfd_counters {
   std::uint64_t steals = 0, failed_attempts = 0, giveups = 0, deletions = 0;
   std::uint64_t batched = 0;  // entries moved onto a thief's own deque by batch steals (B1-B3)
+  std::uint64_t splits = 0;   // batches capped at max_batch, whose victim's lowest entries became a deque (B4)
   std::uint64_t max_deques = 0;
 };
 
@@ -143,6 +154,8 @@ class deque_list {
   void remove_own(worker& w);  // under the lock
   node* new_abandoned();
   split_deque::entry set_aside(order::position victim, node* d);
+  // B4, under the lock `lk` (released on return): see the header.
+  split_deque::entry steal_capped_batch(worker& w, order::position victim, std::unique_lock<std::mutex>& lk);
   void recycle(node* d);
 
   // Debug checks (under the lock): R's structure, and Lemma 3.1's order around the ownerless deque at
@@ -160,6 +173,8 @@ class deque_list {
   // B1: the steals that empty an ownerless deque of m entries, and the entries one steal takes.
   static constexpr std::size_t batch_of(std::size_t m) noexcept { return m >= 2 ? m - 1 : m; }
   static constexpr std::size_t units(std::size_t m) noexcept { return m < 2 ? m : 2; }
+  // B4: the most entries one batch moves.
+  static constexpr std::size_t max_batch = 512;
 
  private:
 

@@ -59,6 +59,7 @@ void dfdeques::add_stats(runtime_stats& s) const {
   s.dfd_deletions = dc.deletions;
   s.dfd_max_deques = dc.max_deques;
   s.dfd_batched = dc.batched;
+  s.dfd_splits = dc.splits;
 }
 
 }  // namespace slaw::detail
