@@ -16,6 +16,8 @@ namespace slaw::detail {
 
 namespace {
 bool is_noop(std::coroutine_handle<> h) noexcept { return h.address() == std::noop_coroutine().address(); }
+// The task gauge's publication from the joined end, as a cold entry (codegen.hpp).
+SLAW_COLD_ENTRY void cold_publish_tasks(worker* w) noexcept { w->publish_tasks(); }
 }  // namespace
 
 // A spawned task ended and its entry is not the private bottom. Either its entry is the bottom of the

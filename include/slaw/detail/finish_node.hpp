@@ -20,7 +20,7 @@
 // the waiter rethrows it. Later exceptions are dropped.
 // DAG recording (SLAW_RECORD): a scope opened while a runtime records sets `rec_bit` at open (the node is
 // still private), so that its end leaves the fast path too and is recorded where the frame reaches the
-// join (worker::join_at_end), which clears the bit. The end's fast path thus tests nothing for it.
+// join (worker::end_recorded), which clears the bit. The end's fast path thus tests nothing for it.
 // Neither bit is a unit: `count_mask` leaves both out.
 #pragma once
 

@@ -125,10 +125,6 @@ inline promise_base* detach_entry(std::uintptr_t e) noexcept {
   return child->parent;
 }
 
-class worker;
-// The task gauge's publication from the joined end (codegen.hpp); defined below the class.
-SLAW_COLD_ENTRY void cold_publish_tasks(worker* w) noexcept;
-
 // Counters written by the owner only (relaxed, read racily by stats()).
 struct counter {
   std::atomic<std::uint64_t> v{0};
@@ -616,8 +612,6 @@ class SLAW_EXPORT worker {
   std::atomic<std::uint64_t> stolen_fresh_{0};
   std::atomic<std::int64_t> fresh_bytes_stolen_{0};
 };
-
-SLAW_COLD_ENTRY void cold_publish_tasks(worker* w) noexcept { w->publish_tasks(); }
 
 // The worker of the calling thread, or null.
 SLAW_EXPORT extern constinit thread_local worker* tls_worker SLAW_TLS_MODEL;
