@@ -319,7 +319,7 @@ class SLAW_EXPORT frame_allocator {
 };
 
 // The allocator of the calling thread: its worker's, or null on other threads.
-SLAW_EXPORT extern constinit thread_local frame_allocator* tls_allocator SLAW_TLS_MODEL;
+SLAW_EXPORT extern constinit thread_local SLAW_TLS_MODEL frame_allocator* tls_allocator;
 
 // A thread that is not a worker allocates from the global allocator (null if the memory cannot be had);
 // a block that is not the calling worker's own is freed here.

@@ -16,7 +16,7 @@ namespace slaw::detail {
 struct promise_base;
 
 // The number of runtimes recording a run now.
-SLAW_EXPORT extern std::atomic<int> dag_recorders_on SLAW_LINKED_DATA;
+SLAW_EXPORT extern SLAW_LINKED_DATA std::atomic<int> dag_recorders_on;
 [[gnu::always_inline]] inline bool recording() noexcept { return dag_recorders_on.load(std::memory_order_relaxed) != 0; }
 
 // A call starts: `callee` is a called task or a finish body (then the caller's finish opens first). A

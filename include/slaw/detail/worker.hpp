@@ -614,6 +614,6 @@ class SLAW_EXPORT worker {
 };
 
 // The worker of the calling thread, or null.
-SLAW_EXPORT extern constinit thread_local worker* tls_worker SLAW_TLS_MODEL;
+SLAW_EXPORT extern constinit thread_local SLAW_TLS_MODEL worker* tls_worker;
 
 }  // namespace slaw::detail
