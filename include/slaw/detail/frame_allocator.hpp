@@ -162,7 +162,7 @@ class SLAW_EXPORT frame_allocator {
     asan_hand_out(p, n, class_block_size(c));
     all_live_.store(l, std::memory_order_relaxed);
     kind_stats& fs = stats_.kind[0];
-    fs.total.store(fs.total.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    owner_add(fs.total, n);
     return p;
   }
   void deallocate_local(void* p, std::size_t n, unsigned c, mem_kind k = mem_kind::frame) noexcept {
@@ -263,7 +263,7 @@ class SLAW_EXPORT frame_allocator {
     std::int64_t l = all_live_.load(std::memory_order_relaxed) + d;
     all_live_.store(l, std::memory_order_relaxed);
     kind_stats& fs = stats_.kind[0];
-    fs.total.store(fs.total.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    owner_add(fs.total, n);
     if (l > watermark_.load(std::memory_order_relaxed)) [[unlikely]] crossed_watermark(d, k);
   }
   void account_free(std::size_t n, mem_kind k) noexcept {

@@ -128,7 +128,7 @@ inline promise_base* detach_entry(std::uintptr_t e) noexcept {
 // Counters written by the owner only (relaxed, read racily by stats()).
 struct counter {
   std::atomic<std::uint64_t> v{0};
-  void bump(std::uint64_t d = 1) noexcept { v.store(v.load(std::memory_order_relaxed) + d, std::memory_order_relaxed); }
+  void bump(std::uint64_t d = 1) noexcept { owner_add(v, d); }
   void max(std::uint64_t x) noexcept {
     if (x > v.load(std::memory_order_relaxed)) v.store(x, std::memory_order_relaxed);
   }
