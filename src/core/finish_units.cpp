@@ -87,7 +87,8 @@ std::coroutine_handle<> worker::join_at_end(finish_node* f, promise_base* waiter
 std::coroutine_handle<> worker::complete_joined_or_body(promise_base* p) noexcept {
   if (p->kind != task_kind::joined) return end_body(*p);
   assert(!tl_);  // joins are not taken while the hooks run
-  if (--tasks_local_ < tasks_lo_) [[unlikely]] cold_publish_tasks(this);
+  ++tasks_up_;  // task_ends, with the cold call
+  if (--tasks_down_ == 0) [[unlikely]] cold_publish_tasks(this);
   finish_node* f = p->join;
   promise_base* waiter = f->waiter;
   release_finished_frame<true>(p, p->self, alloc_);

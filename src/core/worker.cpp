@@ -124,10 +124,10 @@ void worker::arm() noexcept {
 }
 
 void worker::publish_tasks() noexcept {
-  process_task_gauge().add(tasks_local_ - tasks_published_);
-  tasks_published_ = tasks_local_;
-  tasks_hi_ = tasks_published_ + task_step;
-  tasks_lo_ = tasks_published_ - task_step;
+  const std::int64_t local = tasks_published_ + task_step - tasks_up_;  // task_begins' definitions
+  process_task_gauge().add(local - tasks_published_);
+  tasks_published_ = local;
+  tasks_up_ = tasks_down_ = task_step;
 }
 
 void worker::pushed_preempted(unsigned r) noexcept {

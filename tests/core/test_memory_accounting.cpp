@@ -152,6 +152,42 @@ TEST(MemoryAccounting, ActiveTasksAndQueuedFreshBytes) {
   }
 }
 
+// Escaping asyncs three levels deep: tasks begin on one worker and often end on another, so each
+// worker's local count drifts in one direction and is published many times.
+slaw::task<> escaping(int depth, std::atomic<long>* done) {
+  done->fetch_add(1, std::memory_order_relaxed);
+  if (depth == 0) co_return;
+  for (int i = 0; i < 4; ++i) co_await slaw::async(escaping, depth - 1, done);
+}
+slaw::task<> escaping_root(long n, std::atomic<long>* done) {
+  auto f = co_await slaw::start_finish();
+  for (long i = 0; i < n; ++i) co_await slaw::async(escaping, 3, done);
+  co_await slaw::end_finish(f);
+}
+
+// Between runs no task is live, so the published task gauge must read within its error of 0, run after
+// run. Publishing the wrong local count at a band crossing would add an error at every crossing, and
+// after a few hundred crossings the gauge would leave that band.
+TEST(MemoryAccounting, TaskGaugeReturnsToZeroRunAfterRun) {
+  for (unsigned w : {1u, 2u, 8u})
+    for (auto m : {slaw::policy::mode::hf, slaw::policy::mode::wf, slaw::policy::mode::dyn}) {
+      slaw::runtime rt(cfg_of(w, m));
+      for (int r = 0; r < 20; ++r) {
+        std::atomic<long> done{0};
+        const long n = 50 + 13 * r;
+        rt.run(escaping_root(n, &done));
+        ASSERT_EQ(done.load(), n * (1 + 4 + 16 + 64));
+        const slaw::runtime_stats s = rt.stats();
+        ASSERT_LE(s.active_tasks, s.gauge_error_tasks) << w << " workers, run " << r;
+        ASSERT_GE(s.active_tasks, 0);
+      }
+      // A help-first root queues its n children before any runs: the peak saw them, within the error.
+      if (m == slaw::policy::mode::hf && w == 1) {
+        EXPECT_GE(rt.stats().active_tasks_peak, 50 + 13 * 19 - rt.stats().gauge_error_tasks);
+      }
+    }
+}
+
 // The fresh byte peak costs a push one compare until it may rise (worker::new_fresh_bytes_peak): after
 // reset_stats both peaks must be seen again from zero, smaller or larger than before, and one frame's
 // bytes per queued child.

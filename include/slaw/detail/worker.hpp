@@ -201,11 +201,20 @@ class SLAW_EXPORT worker {
   }
 
   // ---------------- active tasks ----------------
+  // The local count L (begins minus ends on this worker) is published when it reaches P ± task_step,
+  // P being the part the gauge holds. L is kept as the room left on each side: tasks_up_ = P + task_step
+  // - L and tasks_down_ = L - (P - task_step), whose sum is always 2 * task_step. Each event adds one to
+  // one side and takes one from the other, then publishes when that side reaches 0. That takes 3
+  // instructions: an add to memory, a subtract from memory and a branch on its zero flag. The old form
+  // took 5: load L, add, store, compare with a bound, branch. The test is `== 0` rather than `< 0`
+  // because clang turns `--x < 0` into `x <= 0` on the old value, which needs a load.
   [[gnu::always_inline]] void task_begins() noexcept {
-    if (++tasks_local_ > tasks_hi_) [[unlikely]] publish_tasks();
+    ++tasks_down_;
+    if (--tasks_up_ == 0) [[unlikely]] publish_tasks();
   }
   [[gnu::always_inline]] void task_ends() noexcept {
-    if (--tasks_local_ < tasks_lo_) [[unlikely]] publish_tasks();
+    ++tasks_up_;
+    if (--tasks_down_ == 0) [[unlikely]] publish_tasks();
   }
   // The local count left its band: the difference goes to the process's task gauge.
   void publish_tasks() noexcept;
@@ -577,9 +586,12 @@ class SLAW_EXPORT worker {
   frame_allocator* alloc_;
   policy::spawn_policy last_decision_ = policy::spawn_policy::hf;
   policy::reason last_reason_ = policy::reason::interval;
-  std::int64_t tasks_local_ = 0, tasks_published_ = 0, tasks_hi_ = task_step, tasks_lo_ = -task_step;
+  // See task_begins. tasks_down_ is declared apart: adjacent, the two adds became one vector add, with
+  // a shuffle and a move back to test the result.
+  std::int64_t tasks_up_ = task_step, tasks_published_ = 0;
   timeline_recorder* tl_ = nullptr;  // SLAW_TRACE=timeline:PATH or SLAW_RECORD: this worker's recorder; null: off
   dag_log* rec_ = nullptr;           // SLAW_RECORD: this worker's DAG log; null: off
+  std::int64_t tasks_down_ = task_step;  // see task_begins
   std::int64_t fresh_bytes_net_ = 0;  // bytes queued on the fresh deque minus bytes the owner took back
   std::int64_t fresh_peak_at_ = 0;    // see new_fresh_bytes_peak
   std::unique_ptr<policy_trace> trace_;
