@@ -8,7 +8,8 @@
 
 namespace slaw::detail {
 
-constinit thread_local frame_allocator* tls_allocator = nullptr;
+constinit frame_allocator no_worker_allocator;  // constant-initialized: usable before any constructor runs
+constinit thread_local frame_allocator* tls_allocator = &no_worker_allocator;
 
 namespace {
 std::mutex pool_mutex;
@@ -304,7 +305,7 @@ void frame_free_slow(void* p, std::size_t n, chunk_header* h, mem_kind k) noexce
   }
   // A block of another allocator: its owner credits it at its next drain, which may be long after
   // (it may be parked). The process gauge learns of the free now, through the freer (batched).
-  if (frame_allocator* me = tls_allocator) me->note_remote_free(static_cast<std::int64_t>(n));
+  if (frame_allocator* me = worker_allocator()) me->note_remote_free(static_cast<std::int64_t>(n));
   else process_gauge().add(-static_cast<std::int64_t>(n));
   owner->remote_free(p, n, k, true);
 }

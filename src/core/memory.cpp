@@ -17,7 +17,7 @@ void* allocate(std::size_t bytes) {
   if (bytes == 0) bytes = 1;
   if (bytes > detail::max_block) throw std::bad_alloc();  // before the quota sees it as a negative count
   if (detail::recording()) [[unlikely]] detail::record_memory(true, bytes);
-  if (detail::frame_allocator* a = detail::tls_allocator) {
+  if (detail::frame_allocator* a = detail::worker_allocator()) {
     a->quota_consume_reservation(static_cast<std::int64_t>(bytes));
     return a->allocate(bytes, detail::mem_kind::user);
   }

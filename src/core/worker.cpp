@@ -412,7 +412,7 @@ void worker::main_loop() {
   }
   alloc_->drain_remote();
   tls_worker = nullptr;
-  tls_allocator = nullptr;
+  tls_allocator = &no_worker_allocator;
 }
 
 }  // namespace slaw::detail

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "slaw/slaw.hpp"
@@ -115,6 +116,37 @@ TEST(MemoryAccounting, StandardAllocatorAndNonWorkerThreads) {
   // Off the workers slaw::allocate still works (the shared allocator).
   std::vector<int, slaw::allocator<int>> outside(1000, 7);
   EXPECT_EQ(outside[999], 7);
+}
+
+// Threads that are not workers make frames through no_worker_allocator, whose pop_frame must always fail
+// so that their frames come from the locked global allocator: it must never hold a block. Four threads
+// make and drop tasks (and user memory) at once, with a runtime's workers freeing some of them too; under
+// ThreadSanitizer a block handed out twice, or a free list shared without the lock, is a race.
+slaw::task<long> plain_value(long x) { co_return x; }
+
+TEST(MemoryAccounting, ThreadsOutsideWorkersNeverHoldABlockOfTheirOwn) {
+  using slaw::detail::no_worker_allocator;
+  ASSERT_EQ(slaw::detail::tls_allocator, &no_worker_allocator);
+  ASSERT_EQ(slaw::detail::worker_allocator(), nullptr);
+  slaw::runtime rt(cfg_of(2));
+  std::vector<std::thread> threads;
+  std::atomic<long> ran{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&rt, &ran, t] {
+      for (int i = 0; i < 300; ++i) {
+        { auto dropped = plain_value(i); }                    // made and destroyed here
+        if (i % 10 == t) ran += rt.run(plain_value(1));      // made here, freed by a worker
+        std::vector<int, slaw::allocator<int>> v(64 + i, i);  // user memory outside the workers
+        ASSERT_EQ(v.back(), i);
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ran.load(), 4 * 30);
+  const slaw::detail::frame_stats& st = no_worker_allocator.stats();
+  EXPECT_EQ(st.kind[0].total.load(), 0u);
+  EXPECT_EQ(st.kind[1].total.load(), 0u);
+  EXPECT_EQ(st.chunk_bytes.load(), 0u);
+  EXPECT_EQ(no_worker_allocator.all_live(), 0);
 }
 
 // A flat loop of n asyncs with one clause; `hold` keeps every task from finishing until all are spawned.

@@ -318,8 +318,18 @@ class SLAW_EXPORT frame_allocator {
   alignas(64) std::atomic<void*> remote_{nullptr};
 };
 
-// The allocator of the calling thread: its worker's, or null on other threads.
+// The allocator of threads that are not workers: it never holds a block (its free lists stay empty, so
+// its pop_frame always fails) and its slow path is the global allocator's (cold_frame_alloc). Standing
+// in for "no allocator" it spares every coroutine ramp a null test of tls_allocator.
+SLAW_EXPORT extern frame_allocator no_worker_allocator;
+
+// The allocator of the calling thread: its worker's, or &no_worker_allocator on other threads.
 SLAW_EXPORT extern constinit thread_local SLAW_TLS_MODEL frame_allocator* tls_allocator;
+// The calling worker's allocator, or null on other threads (for code off the fast path).
+inline frame_allocator* worker_allocator() noexcept {
+  frame_allocator* a = tls_allocator;
+  return a == &no_worker_allocator ? nullptr : a;
+}
 
 // A thread that is not a worker allocates from the global allocator (null if the memory cannot be had);
 // a block that is not the calling worker's own is freed here.
@@ -328,9 +338,9 @@ SLAW_EXPORT void frame_free_slow(void* p, std::size_t n, chunk_header* h, mem_ki
 
 SLAW_COLD_ENTRY void* cold_allocate(frame_allocator* a, std::size_t n, mem_kind k) noexcept { return a->allocate_slow(n, k); }
 SLAW_COLD_ENTRY void cold_publish_gauge(frame_allocator* a) noexcept { a->publish_gauge(); }
-// `a`: the calling worker's allocator, or null on other threads.
+// `a`: tls_allocator (the calling worker's allocator, or &no_worker_allocator on other threads).
 SLAW_COLD_ENTRY void* cold_frame_alloc(frame_allocator* a, std::size_t n, mem_kind k) noexcept {
-  return a ? a->allocate_slow(n, k) : frame_alloc_slow(n, k);
+  return a != &no_worker_allocator ? a->allocate_slow(n, k) : frame_alloc_slow(n, k);
 }
 SLAW_COLD_ENTRY void cold_frame_free(void* p, std::size_t n, chunk_header* h, mem_kind k) noexcept {
   frame_free_slow(p, n, h, k);
@@ -344,11 +354,9 @@ static_assert(noexcept(cold_allocate(nullptr, 0, mem_kind::frame)) && noexcept(c
 // One slow call and one throw in each ramp: every extra call site raised the ramp's inline cost over
 // clang's threshold (then the ramp of a small coroutine is no longer inlined into its caller).
 inline void* frame_alloc(std::size_t n, mem_kind k = mem_kind::frame) {
-  frame_allocator* a = tls_allocator;
-  if (a) [[likely]] {
-    if (k == mem_kind::frame) {
-      if (void* p = a->pop_frame(n)) [[likely]] return p;
-    }
+  frame_allocator* a = tls_allocator;  // never null: no_worker_allocator's pop_frame fails
+  if (k == mem_kind::frame) {
+    if (void* p = a->pop_frame(n)) [[likely]] return p;
   }
   void* p = cold_frame_alloc(a, n, k);
   if (!p) [[unlikely]] throw_bad_alloc();
@@ -358,9 +366,9 @@ inline void* frame_alloc(std::size_t n, mem_kind k = mem_kind::frame) {
 inline void frame_free(void* p, std::size_t n, mem_kind k = mem_kind::frame) noexcept {
   chunk_header* h = header_of(p);
   frame_allocator* a = tls_allocator;
-  // Never equal for large chunks or on non-worker threads. When equal, the owner is `a` and the block's
-  // class is that of n (blocks are freed with the size they were allocated with, a constant for a
-  // coroutine frame): nothing more is loaded from the header.
+  // Never equal for large chunks or on non-worker threads (no chunk is no_worker_allocator's). When
+  // equal, the owner is `a` and the block's class is that of n (blocks are freed with the size they
+  // were allocated with, a constant for a coroutine frame): nothing more is loaded from the header.
   if (h->local_owner == a) [[likely]] {
     assert(h->size_class == size_class_of(n));
     a->deallocate_local(p, n, size_class_of(n), k);
