@@ -211,9 +211,9 @@ TEST(MemoryAccounting, TaskGaugeReturnsToZeroRunAfterRun) {
         ASSERT_EQ(done.load(), n * (1 + 4 + 16 + 64));
         const slaw::runtime_stats s = rt.stats();
         ASSERT_LE(s.active_tasks, s.gauge_error_tasks) << w << " workers, run " << r;
-        ASSERT_GE(s.active_tasks, 0);
       }
-      // A help-first root queues its n children before any runs: the peak saw them, within the error.
+      // A help-first root queues its n children before any runs: the peak saw them, within the error
+      // (this also catches a gauge that drifts low: stats() reports a negative one as 0).
       if (m == slaw::policy::mode::hf && w == 1) {
         EXPECT_GE(rt.stats().active_tasks_peak, 50 + 13 * 19 - rt.stats().gauge_error_tasks);
       }
