@@ -40,7 +40,12 @@ SLAW_EXPORT void deallocate(void* p, std::size_t bytes) noexcept;
 // it on the same worker, or dropped at the worker's next steal. Under DFDeques, a size no allocation
 // could satisfy (more than the machine's memory, RLIMIT_AS or the address space) throws std::bad_alloc
 // at once, before any dummy task runs.
-SLAW_EXPORT task<void> reserve(std::size_t bytes);
+namespace detail {
+// reserve's frame, exported as a handle: libslaw's interface holds no task, whose passing differs
+// between compilers (codegen.hpp).
+SLAW_EXPORT std::coroutine_handle<promise<void>> reserve_frame(std::size_t bytes);
+}  // namespace detail
+inline task<void> reserve(std::size_t bytes) { return task<void>(detail::reserve_frame(bytes)); }
 
 namespace detail {
 // n * sizeof(T), or std::bad_array_new_length if that overflows.

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "slaw/detail/codegen.hpp"
 #include "slaw/detail/record_hooks.hpp"
 #include "slaw/detail/serial_order.hpp"
 #include "slaw/export.hpp"
@@ -17,7 +18,7 @@
 namespace slaw {
 
 template <class T = void>
-class task;
+class SLAW_TASK_ABI task;
 
 namespace detail {
 
@@ -170,7 +171,7 @@ struct call_awaiter {
 }  // namespace detail
 
 template <class T>
-class [[nodiscard]] task {
+class [[nodiscard]] SLAW_TASK_ABI task {
  public:
   using promise_type = detail::promise<T>;
   using value_type = T;

@@ -69,9 +69,7 @@ std::size_t reservable_bytes() noexcept {
   return lim;
 }
 
-}  // namespace
-
-task<void> reserve(std::size_t bytes) {
+task<void> reserve_task(std::size_t bytes) {
   detail::worker* w = detail::tls_worker;
   if (!w || !detail::tls_allocator->quota().enabled()) co_return;  // only DFDeques with a finite K enables it
   if (bytes > detail::max_block) throw std::bad_alloc();  // would be a negative count below
@@ -95,6 +93,12 @@ task<void> reserve(std::size_t bytes) {
     co_await end_finish(f);
   }
   detail::tls_allocator->quota_reserve_large(b);  // paid for by the dummies: not charged to a period
+}
+
+}  // namespace
+
+std::coroutine_handle<detail::promise<void>> detail::reserve_frame(std::size_t bytes) {
+  return reserve_task(bytes).release();
 }
 
 }  // namespace slaw

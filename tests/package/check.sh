@@ -6,6 +6,8 @@
 #      consumer (tests/package/consumer) through find_package(slaw) and through a plain compiler command
 #      line from `pkg-config --cflags --libs slaw`. A shared library must export what include/slaw
 #      declares with SLAW_EXPORT and nothing else (nm -D), and its consumers must load it (readelf, ldd).
+#      Then, against the GCC static library: code built by clang runs, and a task passed between a GCC
+#      and a clang translation unit fails to link (the task's ABI differs, include/slaw/detail/codegen.hpp).
 #   2. slaw as a subproject (add_subdirectory, and FetchContent from this tree): only the library is
 #      configured (tests/package/subproject checks it), the consumer runs, and nothing of slaw installs.
 #   3. the Debian package (cpack -G DEB of the GCC static build, prefix /usr): its name, fields and
@@ -185,6 +187,30 @@ for cxx in "$CXX_GCC" "$CXX_CLANG"; do
     if [[ $kind == shared ]]; then check_loads "$WORK/pkgconfig-$tag-$kind" "$libdir/libslaw.so"; fi
   done
 done
+
+# slaw::task is passed in a register under clang and through memory under GCC (include/slaw/detail/
+# codegen.hpp). Against the GCC-built library: clang-built code runs (the library's interface holds no
+# task); a task passed between a GCC and a clang translation unit fails to link, naming the ABI tag.
+step "task ABI: clang code runs against the $(basename "$CXX_GCC") library; a task passed between compilers does not link"
+pcdir=$(dirname "$(find "$WORK/prefix-$(basename "$CXX_GCC")-static" -name slaw.pc)")
+abi_flags=$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags slaw)
+abi_libs=$(PKG_CONFIG_PATH=$pcdir pkg-config --libs slaw)
+abi=$WORK/task-abi
+mkdir -p "$abi"
+# shellcheck disable=SC2086  # the flags are words
+{
+  run "$CXX_GCC" -std=c++20 -O2 $abi_flags -c "$SRC/tests/package/task_abi/define.cpp" -o "$abi/define-gcc.o"
+  run "$CXX_CLANG" -std=c++20 -O2 $abi_flags -c "$SRC/tests/package/task_abi/define.cpp" -o "$abi/define-clang.o"
+  run "$CXX_CLANG" -std=c++20 -O2 $abi_flags -c "$SRC/tests/package/task_abi/use.cpp" -o "$abi/use-clang.o"
+  run "$CXX_GCC" "$abi/define-clang.o" "$abi/use-clang.o" $abi_libs -o "$abi/same"
+  run "$abi/same" || fail "clang-built code against the GCC-built library failed (exit status $?)"
+  grep -q "triangle(100) = 5050" "$LOG" || fail "$abi/same did not print the expected result"
+  if "$CXX_GCC" "$abi/define-gcc.o" "$abi/use-clang.o" $abi_libs -o "$abi/mixed" >>"$LOG" 2>&1; then
+    fail "a task passed from GCC-built to clang-built code linked: it would be called with the wrong ABI"
+  fi
+  grep -q "undefined reference to .triangle\[abi:slaw_trivial_abi\](int)" "$LOG" ||
+    fail "the mixed link failed, but not on the ABI-tagged triangle(int)"
+}
 
 # As a subproject, with a build type of the parent's own (slaw must not replace it).
 for via in add_subdirectory fetchcontent; do

@@ -1,4 +1,4 @@
-// Two code-generation choices of the inline fast path (spawn, call, return, frame allocation), which
+// Code-generation choices of the inline fast path (spawn, call, return, frame allocation), which
 // every user translation unit compiles: how it reads slaw's thread-locals, and how it calls its slow
 // paths, and how it adds to a counter that only its owner writes. Measured in bench/results/codegen/.
 #pragma once
@@ -56,6 +56,26 @@
 #define SLAW_COLD_CC
 #endif
 #define SLAW_COLD_ENTRY SLAW_COLD_CC [[gnu::noinline, gnu::cold, maybe_unused]] static
+
+// ---- how a task is passed ----
+// Every coroutine returns its slaw::task from the ramp (frame allocation and set-up). The task has a
+// destructor, so the Itanium ABI returns it through memory: the caller passes the address of a
+// temporary in its own frame, and a coroutine caller keeps such addresses in callee-saved registers,
+// computed at each of its resume function's entries. Clang's trivial_abi returns the task (one
+// pointer) in a register instead: 364 -> 333 instructions per fib node (bench/results/task_abi/). GCC
+// has no such attribute. A task so passed is not interchangeable with one of the ordinary ABI, so the
+// ABI tag renames every function whose signature holds a task (implicitly also a non-template function
+// returning one): a program whose translation units pass tasks between clang and GCC code fails to link
+// instead of crashing. The library exports no function with a task in its signature (slaw::reserve is
+// inline over a handle), so libslaw itself is usable from either compiler.
+#if defined(__clang__) && defined(__has_cpp_attribute)
+#if __has_cpp_attribute(clang::trivial_abi)
+#define SLAW_TASK_ABI [[clang::trivial_abi, gnu::abi_tag("slaw_trivial_abi")]]
+#endif
+#endif
+#ifndef SLAW_TASK_ABI
+#define SLAW_TASK_ABI
+#endif
 
 // ---- owner-written counters ----
 // A counter that one thread writes and others read racily (stats) is a relaxed atomic, updated by a

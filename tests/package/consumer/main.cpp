@@ -73,6 +73,16 @@ slaw::task<bool> exception_reaches_finish() {
   co_return false;
 }
 
+// A buffer larger than the DFDeques quota: reserve() (a task made inside the library and handed out
+// as a handle, so that it crosses between a library and a program built by different compilers) runs
+// its dummy tasks first. Returns the sum of the buffer's elements.
+slaw::task<long> reserved_buffer_sum(std::size_t n) {
+  slaw::buffer<long> b = co_await slaw::make_buffer<long>(n);
+  for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<long>(i);
+  co_await slaw::reserve(64);
+  co_return std::accumulate(b.begin(), b.end(), 0L);
+}
+
 }  // namespace
 
 int main() {
@@ -98,6 +108,17 @@ int main() {
          "the counters saw every spawn of the flat loop");
 
   expect(rt.run(exception_reaches_finish()), "a spawned task's exception is rethrown at its finish");
+
+  {
+    slaw::config dfd;
+    dfd.workers = 2;
+    dfd.scheduler = slaw::scheduler_kind::dfdeques;
+    dfd.quota = 4096;
+    slaw::runtime rt_dfd{dfd};
+    const long m = 10000;  // 80 000 bytes: about 19 dummy tasks at K = 4096
+    expect(rt_dfd.run(reserved_buffer_sum(m)) == m * (m - 1) / 2, "reserve and make_buffer under DFDeques");
+    expect(rt_dfd.stats().total.dummy_tasks > 0, "a reservation larger than K ran dummy tasks");
+  }
 
   bool rejected = false;
   try {
