@@ -346,7 +346,6 @@ SLAW_COLD_ENTRY void* cold_frame_alloc(frame_allocator* a, std::size_t n, mem_ki
 // cold_frame_alloc through slaw_cold_frame_alloc_thunk (codegen.hpp): only rax, r10, r11, the flags and
 // the vector and x87 registers change. Its caller must also make an ordinary call (frame_alloc's
 // throw_bad_alloc), so that GCC keeps nothing in the red zone the asm's call would overwrite.
-extern "C" void slaw_cold_frame_alloc_thunk();
 [[gnu::always_inline]] inline void* cold_frame_alloc_keeping_registers(frame_allocator* a, std::size_t n, mem_kind k) noexcept {
   void* p;
   register std::size_t n_in asm("r10") = n;
