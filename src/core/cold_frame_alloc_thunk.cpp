@@ -9,7 +9,7 @@
 //  * reached by `call *GOT` (no lazy-binding PLT stub, which may clobber r10/r11 before the thunk reads
 //    them), with the stack aligned to 8 or 16 (realigned here);
 //  * the slow path is noexcept: no exception unwinds through the thunk.
-// Built with either compiler, on x86-64 only: a library built by clang serves GCC-compiled users too.
+// Built with either compiler, on x86-64 (LP64) only: a library built by clang serves GCC-compiled users too.
 #include <cstddef>
 
 #include "slaw/detail/frame_allocator.hpp"
@@ -18,7 +18,7 @@ extern "C" void* slaw_cold_frame_alloc_slow(slaw::detail::frame_allocator* a, st
   return slaw::detail::cold_frame_alloc(a, n, static_cast<slaw::detail::mem_kind>(k));
 }
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(__ILP32__)  // the x86-64 LP64 ABI (not x32)
 asm(R"(
   .text
   .globl slaw_cold_frame_alloc_thunk

@@ -63,7 +63,7 @@
 // per fib node (bench/results/gcc_alloc_thunk/). The asm call is safe in a function GCC knows is not a
 // leaf (no red zone below the stack pointer to overwrite): the call is always followed by the ordinary
 // call of throw_bad_alloc on its null path.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__ILP32__)
 #define SLAW_COLD_ALLOC_THUNK 1
 #else
 #define SLAW_COLD_ALLOC_THUNK 0
