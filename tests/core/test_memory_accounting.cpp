@@ -151,9 +151,8 @@ TEST(MemoryAccounting, ThreadsOutsideWorkersNeverHoldABlockOfTheirOwn) {
 }
 
 // A frame allocation's slow path (a chunk refill; every allocation off the workers) is called from the
-// coroutine's ramp while the ramp still holds its arguments: under GCC on x86-64 through an asm thunk
-// that keeps the general registers and declares the vector and x87 ones clobbered (codegen.hpp), under
-// clang through preserve_most. Arguments in every integer and vector argument register, a long double on
+// coroutine's ramp while the ramp still holds its arguments (under clang through preserve_most,
+// codegen.hpp). Arguments in every integer and vector argument register, a long double on
 // the stack, and frames of four size classes; each task returns a checksum of its arguments, which the
 // test computes from the same values.
 template <int Pad>

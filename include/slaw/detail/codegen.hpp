@@ -56,18 +56,6 @@
 #define SLAW_COLD_CC
 #endif
 #define SLAW_COLD_ENTRY SLAW_COLD_CC [[gnu::noinline, gnu::cold, maybe_unused]] static
-// GCC on x86-64: the one slow call in every coroutine ramp, the frame allocation's, goes through a thunk
-// in asm that keeps the general registers (src/core/cold_frame_alloc_thunk.cpp, with its contract).
-// With an ordinary call GCC kept the ramp's arguments in rbx and rbp for the whole ramp and saved them
-// in its prologue; GCC does not split a value's register around one cold call. 394 -> 380 instructions
-// per fib node (bench/results/gcc_alloc_thunk/). The asm call is safe in a function GCC knows is not a
-// leaf (no red zone below the stack pointer to overwrite): the call is always followed by the ordinary
-// call of throw_bad_alloc on its null path.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__ILP32__)
-#define SLAW_COLD_ALLOC_THUNK 1
-#else
-#define SLAW_COLD_ALLOC_THUNK 0
-#endif
 
 // ---- how a task is passed ----
 // Every coroutine returns its slaw::task from the ramp (frame allocation and set-up). The task has a

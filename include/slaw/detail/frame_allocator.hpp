@@ -342,29 +342,6 @@ SLAW_COLD_ENTRY void cold_publish_gauge(frame_allocator* a) noexcept { a->publis
 SLAW_COLD_ENTRY void* cold_frame_alloc(frame_allocator* a, std::size_t n, mem_kind k) noexcept {
   return a != &no_worker_allocator ? a->allocate_slow(n, k) : frame_alloc_slow(n, k);
 }
-#if SLAW_COLD_ALLOC_THUNK
-// cold_frame_alloc through slaw_cold_frame_alloc_thunk (codegen.hpp): only rax, r10, r11, the flags and
-// the vector and x87 registers change. Its caller must also make an ordinary call (frame_alloc's
-// throw_bad_alloc), so that GCC keeps nothing in the red zone the asm's call would overwrite.
-[[gnu::always_inline]] inline void* cold_frame_alloc_keeping_registers(frame_allocator* a, std::size_t n, mem_kind k) noexcept {
-  void* p;
-  register std::size_t n_in asm("r10") = n;
-  register unsigned k_in asm("r11") = static_cast<unsigned>(k);
-  asm volatile("call *slaw_cold_frame_alloc_thunk@GOTPCREL(%%rip)"
-               : "=a"(p), "+r"(n_in), "+r"(k_in)
-               : "0"(a)
-               : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
-                 "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
-#ifdef __AVX512F__
-                 "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25",
-                 "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31", "k0", "k1", "k2", "k3", "k4", "k5", "k6",
-                 "k7",
-#endif
-                 "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)", "mm0", "mm1", "mm2", "mm3",
-                 "mm4", "mm5", "mm6", "mm7");
-  return p;
-}
-#endif
 SLAW_COLD_ENTRY void cold_frame_free(void* p, std::size_t n, chunk_header* h, mem_kind k) noexcept {
   frame_free_slow(p, n, h, k);
 }
@@ -381,12 +358,8 @@ inline void* frame_alloc(std::size_t n, mem_kind k = mem_kind::frame) {
   if (k == mem_kind::frame) {
     if (void* p = a->pop_frame(n)) [[likely]] return p;
   }
-#if SLAW_COLD_ALLOC_THUNK
-  void* p = cold_frame_alloc_keeping_registers(a, n, k);
-#else
   void* p = cold_frame_alloc(a, n, k);
-#endif
-  if (!p) [[unlikely]] throw_bad_alloc();  // also what keeps the thunk's caller off the red zone
+  if (!p) [[unlikely]] throw_bad_alloc();
   return p;
 }
 
