@@ -5,7 +5,8 @@ Usage: test_slaw_trace.py SLAW_TRACE TRACE.json
 
   * it draws a PNG (PNG signature, an IHDR of the figure's size, more than a few KB) and an SVG;
   * its summary agrees with the trace: the workers' busy milliseconds are the sums of their segments'
-    durations, and the steal count is the number of flows;
+    durations, so are the per-kind lines (count and milliseconds for each worker and kind of segment),
+    and the steal count is the number of flows;
   * a truncated copy of the trace, a JSON file that is not a slaw trace, a missing file and a picture
     format it does not draw are refused with exit status 2 and a message naming the problem, and
     nothing is drawn;
@@ -59,12 +60,28 @@ def main():
                     busy[e["tid"]] += e["dur"] / 1000.0
             for line in r.stdout.splitlines():
                 cols = line.split()
-                if len(cols) >= 2 and cols[0].isdigit() and int(cols[0]) < workers:
+                if len(cols) >= 2 and cols[0].isdigit() and int(cols[0]) < workers and not cols[1].isalpha():
                     w = int(cols[0])
                     expect(abs(float(cols[1]) - busy[w]) <= 0.0015,
                            f"worker {w}'s busy time {cols[1]} ms is the sum of its segments ({busy[w]:.3f} ms)")
                     busy[w] = None
             expect(all(b is None for b in busy), f"the summary has a line per worker:\n{r.stdout}")
+            # The per-kind lines: each (worker, kind) with segments has its count and the sum of their
+            # durations.
+            kinds = {}
+            for e in events:
+                if e["ph"] == "X":
+                    n, d = kinds.get((e["tid"], e["cat"]), (0, 0.0))
+                    kinds[(e["tid"], e["cat"])] = (n + 1, d + e["dur"] / 1000.0)
+            seen = set()
+            for line in r.stdout.splitlines():
+                cols = line.split()
+                if len(cols) >= 4 and cols[0].isdigit() and (int(cols[0]), cols[1]) in kinds:
+                    n, d = kinds[(int(cols[0]), cols[1])]
+                    expect(int(cols[2]) == n and abs(float(cols[3]) - d) <= 0.0015,
+                           f"worker {cols[0]}'s {cols[1]} segments: {cols[2]} and {cols[3]} ms, from the trace {n} and {d:.3f} ms")
+                    seen.add((int(cols[0]), cols[1]))
+            expect(seen == set(kinds), f"the summary has a line per worker and kind of segment:\n{r.stdout}")
             flows = sum(1 for e in events if e["ph"] == "s")
             expect(f"steals: {flows} in all" in r.stdout, f"the summary counts the {flows} steals:\n{r.stdout}")
         svg = os.path.join(tmp, "t.svg")
