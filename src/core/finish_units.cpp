@@ -117,6 +117,7 @@ std::coroutine_handle<> worker::joined_end_slow(finish_node* f, promise_base* wa
 
 std::coroutine_handle<> worker::next_own_strand() noexcept {
   alloc_->drain_remote();
+  alloc_->take_peak_reset();
   promise_base* q = take_own(waiting_for_);
   if (!q) return std::noop_coroutine();
   begin_strand(q->place);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <limits>
 #include <new>
 
 namespace slaw::detail {
@@ -16,7 +15,7 @@ std::mutex pool_mutex;
 frame_allocator* pool_head = nullptr;
 
 // Null if malloc fails.
-chunk_header* new_chunk(frame_allocator* owner, std::size_t bytes, std::uint32_t cls, std::uint32_t block) noexcept {
+chunk_header* new_chunk(frame_allocator* owner, std::size_t bytes, std::uint32_t cls, std::size_t block) noexcept {
   void* mem = std::aligned_alloc(chunk_size, bytes);
   if (!mem) return nullptr;
   auto* h = static_cast<chunk_header*>(mem);
@@ -62,12 +61,42 @@ void frame_allocator::publish_gauge() noexcept {
 }
 
 void frame_allocator::update_watermark() noexcept {
-  gauge_low_ = gauge_published_ - gauge_step;
   std::int64_t w = gauge_published_ + gauge_step;
   w = std::min(w, quota_.watch_above());
   other_limit_ = w;
   std::int64_t user = stats_.kind[1].live.load(std::memory_order_relaxed);
-  watermark_.store(std::min(w, stats_.kind[0].peak.load(std::memory_order_relaxed) + user), std::memory_order_relaxed);
+  set_band(std::min(w, stats_.kind[0].peak.load(std::memory_order_relaxed) + user), all_live());
+}
+
+// The seqlock's writer (Boehm, "Can seqlocks get along with programming language memory models?",
+// 2012): the odd count is ordered before the moved fields by the release fence, the fields before the
+// even count by its release store. A reader that sees the same even count before (acquire) and after
+// (behind an acquire fence) its loads read no field of a half-done move. Between moves the fast path
+// changes only up_, one aligned store at a time: any up_ a reader sees is a true L for the high_ of its
+// window.
+void frame_allocator::set_band(std::int64_t high, std::int64_t l) noexcept {
+  const std::uint32_t s = band_seq_.load(std::memory_order_relaxed);
+  band_seq_.store(s + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  high_.store(high, std::memory_order_relaxed);
+  up_.store(high - l, std::memory_order_relaxed);
+  span_ = high - (gauge_published_ - gauge_step);
+  band_seq_.store(s + 2, std::memory_order_release);
+}
+
+std::int64_t frame_allocator::all_live_seen() const noexcept {
+  for (;;) {
+    const std::uint32_t s = band_seq_.load(std::memory_order_acquire);
+    const std::int64_t l = high_.load(std::memory_order_relaxed) - up_.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (!(s & 1) && band_seq_.load(std::memory_order_relaxed) == s) return l;
+  }
+}
+
+void frame_allocator::take_peak_reset_slow() noexcept {
+  // Acquire: the peaks reset_peaks stored before its release RMW are the ones update_watermark reads.
+  preempt_.fetch_and(static_cast<std::uint8_t>(~preempt_rewatch), std::memory_order_acquire);
+  update_watermark();
 }
 
 void frame_allocator::account_user(std::int64_t d) noexcept {
@@ -75,12 +104,11 @@ void frame_allocator::account_user(std::int64_t d) noexcept {
   std::int64_t u = us.live.load(std::memory_order_relaxed) + d;
   us.live.store(u, std::memory_order_relaxed);
   if (u > us.peak.load(std::memory_order_relaxed)) us.peak.store(u, std::memory_order_relaxed);
-  std::int64_t l = all_live() + d;
-  all_live_.store(l, std::memory_order_relaxed);
+  add_live(d);
   if (d > 0) {
     us.total.store(us.total.load(std::memory_order_relaxed) + static_cast<std::uint64_t>(d), std::memory_order_relaxed);
-    if (l > watermark_.load(std::memory_order_relaxed)) return crossed_watermark(d, mem_kind::user);
-  } else if (l < gauge_low_) {
+    if (up_.load(std::memory_order_relaxed) < 0) return crossed_watermark(d, mem_kind::user);
+  } else if (below_low()) {
     return publish_gauge();
   }
   update_watermark();  // its frame-peak term moved with the user bytes
@@ -92,7 +120,7 @@ void frame_allocator::crossed_watermark(std::int64_t n, mem_kind k) noexcept {
     std::int64_t user = stats_.kind[1].live.load(std::memory_order_relaxed);
     std::int64_t peak = stats_.kind[0].peak.load(std::memory_order_relaxed);
     if (l - user > peak) stats_.kind[0].peak.store(peak = l - user, std::memory_order_relaxed);
-    watermark_.store(std::min(other_limit_, peak + user), std::memory_order_relaxed);
+    set_band(std::min(other_limit_, peak + user), l);
     return;
   }
   if (l > gauge_published_ + gauge_step) {
@@ -121,12 +149,13 @@ void frame_allocator::crossed_watermark(std::int64_t n, mem_kind k) noexcept {
 void frame_allocator::reset_peaks() noexcept {
   stats_.kind[0].peak.store(std::max<std::int64_t>(live_bytes(mem_kind::frame), 0), std::memory_order_relaxed);
   stats_.kind[1].peak.store(std::max<std::int64_t>(live_bytes(mem_kind::user), 0), std::memory_order_relaxed);
-  // The watermark folds in the old, higher frame peak: left alone, frames could grow past the new
-  // peak unseen. The lowest value sends the owner's next allocation to crossed_watermark.
-  watermark_.store(std::numeric_limits<std::int64_t>::min(), std::memory_order_relaxed);
   for (auto& ks : stats_.kind) ks.total.store(0, std::memory_order_relaxed);
   quota_stats_.max_used.store(0, std::memory_order_relaxed);
   quota_stats_.overrun_bytes.store(0, std::memory_order_relaxed);
+  // The watermark folds in the old, higher frame peak; only the owner may move it (the room under it
+  // is the owner's plain read-modify-write). Release: the owner that sees the bit reads the peaks
+  // stored above.
+  preempt_.fetch_or(preempt_rewatch, std::memory_order_release);
 }
 
 void frame_allocator::quota_enable(std::int64_t k) noexcept {
@@ -169,7 +198,7 @@ void* frame_allocator::allocate_slow(std::size_t n, mem_kind k) noexcept {
   if (n > max_small) {
     if (n > max_block) return nullptr;  // the rounding below would wrap (e.g. a negative size)
     std::size_t bytes = (n + sizeof(chunk_header) + chunk_size - 1) / chunk_size * chunk_size;
-    chunk_header* h = new_chunk(this, bytes, num_classes, static_cast<std::uint32_t>(n));
+    chunk_header* h = new_chunk(this, bytes, num_classes, n);
     if (!h) return nullptr;
     stats_.chunk_bytes.fetch_add(bytes, std::memory_order_relaxed);
     account_alloc(n, k);
@@ -187,7 +216,7 @@ void* frame_allocator::allocate_slow(std::size_t n, mem_kind k) noexcept {
   }
   std::size_t bs = class_block_size(c);
   if (bump_[c] == nullptr || bump_[c] + bs > bump_end_[c]) {
-    chunk_header* h = new_chunk(this, chunk_size, c, static_cast<std::uint32_t>(bs));
+    chunk_header* h = new_chunk(this, chunk_size, c, bs);
     if (!h) return nullptr;
     h->next_chunk = chunks_;
     chunks_ = h;
@@ -239,7 +268,7 @@ void frame_allocator::drain_remote_slow() noexcept {
     mem_kind k = word & user_bit ? mem_kind::user : mem_kind::frame;
     if (word & gauged_bit) {  // already out of the process gauge: move the baseline, publish nothing
       gauge_published_ -= static_cast<std::int64_t>(n);
-      gauge_low_ -= static_cast<std::int64_t>(n);
+      span_ += static_cast<std::int64_t>(n);  // the band's low end moved down with it
     }
     chunk_header* h = header_of(p);
     if (h->size_class == num_classes) {

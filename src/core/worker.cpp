@@ -103,6 +103,7 @@ policy::spawn_policy worker::choose_slow(policy::schedule clause) noexcept {
 
 std::coroutine_handle<> worker::start_work_first_slow(promise_base* parent, promise_base* child, const char* name,
                                                       policy::schedule clause) noexcept {
+  alloc_->take_peak_reset();
   if (tl_) trace_work_first(child, name, clause);
   if (preempt_pending()) return give_up_at_spawn(parent, child);
   std::coroutine_handle<> run = child->self;
@@ -111,6 +112,7 @@ std::coroutine_handle<> worker::start_work_first_slow(promise_base* parent, prom
 }
 
 std::coroutine_handle<> worker::start_call_slow(promise_base* caller, promise_base* callee) noexcept {
+  alloc_->take_peak_reset();
   if (recording()) record_call(caller, callee);
   if (preempt_pending()) return give_up_at_call(callee);
   return callee->self;
@@ -399,6 +401,7 @@ void worker::main_loop() {
   for (;;) {
     promise_base* p = find_work(stop);
     if (stop) break;
+    alloc_->take_peak_reset();
     rebase();
     new_fresh_bytes_peak();  // reset_counters (between runs, while this loop looks for work) may have lowered it
     begin_strand(p->place);

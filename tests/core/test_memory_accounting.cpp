@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "slaw/detail/frame_allocator.hpp"
 #include "slaw/slaw.hpp"
 
 namespace {
@@ -60,6 +61,78 @@ TEST(MemoryAccounting, FramePeakSurvivesUserGrowth) {
   slaw::worker_stats w = rt.stats().workers[0];
   EXPECT_GE(w.frame_bytes_peak, 50 * 32);
   EXPECT_EQ(w.user_bytes_peak, 6000);
+}
+
+// reset_stats restarts the frame peak from the live bytes; the allocator's watermark still folds the
+// old peak until its owner re-derives it (frame_allocator::take_peak_reset, at the next scheduling
+// point). The same deep recursion after a reset must reach the same peak again: had the owner kept the
+// old watermark, frames would have grown back to it unseen and the second peak would be the few bytes
+// live at the reset. The recursion stays within one gauge step (16 KiB), whose crossing would re-derive
+// the watermark anyway.
+slaw::task<> descend(int depth) {
+  if (depth > 0) co_await descend(depth - 1);
+}
+
+TEST(MemoryAccounting, FramePeakIsSeenAgainAfterAReset) {
+  constexpr int depth = 60;
+  for (auto m : {slaw::policy::mode::wf, slaw::policy::mode::hf, slaw::policy::mode::dyn}) {
+    slaw::runtime rt(cfg_of(1, m));
+    rt.run(descend(depth));
+    const std::int64_t first = rt.stats().workers[0].frame_bytes_peak;
+    ASSERT_GE(first, depth * 32) << slaw::to_string(m);
+    ASSERT_LT(first, slaw::detail::gauge_step) << slaw::to_string(m);
+    for (int round = 0; round < 3; ++round) {
+      rt.reset_stats();
+      EXPECT_LT(rt.stats().workers[0].frame_bytes_peak, first / 10) << slaw::to_string(m) << ", round " << round;
+      rt.run(descend(depth));
+      EXPECT_EQ(rt.stats().workers[0].frame_bytes_peak, first) << slaw::to_string(m) << ", round " << round;
+    }
+  }
+}
+
+// Another thread reads an allocator's live bytes (stats) while its owner moves the band the fast path
+// keeps them in (frame_allocator::set_band: the watermark and the room under it change together). The live
+// bytes stay the same throughout, the watermark swings by thousands of bytes: a read of a half-done
+// move (the new watermark with the old room) is off by that much. The seqlock in all_live_seen must
+// never let one through.
+TEST(MemoryAccounting, LiveBytesReadDuringAWatermarkMoveAreWhole) {
+  using slaw::detail::frame_allocator;
+  using slaw::detail::mem_kind;
+  frame_allocator* a = frame_allocator::acquire();
+  std::vector<void*> kept;
+  std::atomic<std::int64_t> live{-1};
+  std::atomic<bool> stop{false};
+  std::atomic<long> reads{0}, wrong{0};
+  std::thread owner([&] {
+    a->reset_peaks();
+    a->take_peak_reset();
+    for (int i = 0; i < 8; ++i) kept.push_back(a->allocate(512));
+    void* extra = a->allocate(4096);  // the frame peak: 4096 above what stays live
+    a->deallocate_local(extra, 4096, slaw::detail::size_class_of(4096));
+    live.store(a->live_bytes(mem_kind::frame));
+    // Quota on (a watermark just above the live bytes) and off (the frame peak's, 4096 above):
+    // set_band each time, the live bytes unchanged.
+    for (int i = 0; i < 1000000 && !stop.load(std::memory_order_relaxed); ++i) {
+      a->quota_enable(1);
+      a->quota_disable();
+    }
+    stop.store(true);
+  });
+  std::thread reader([&] {
+    while (live.load() < 0) std::this_thread::yield();
+    const std::int64_t expect = live.load();
+    while (!stop.load(std::memory_order_relaxed)) {
+      if (a->live_bytes(mem_kind::frame) != expect) wrong.fetch_add(1, std::memory_order_relaxed);
+      reads.fetch_add(1, std::memory_order_relaxed);
+    }
+  });
+  owner.join();
+  reader.join();
+  EXPECT_EQ(wrong.load(), 0) << "of " << reads.load() << " reads";
+  EXPECT_GT(reads.load(), 0);
+  EXPECT_GE(live.load(), 8 * 512);
+  for (void* p : kept) a->deallocate_local(p, 512, slaw::detail::size_class_of(512));
+  frame_allocator::release(a);
 }
 
 TEST(MemoryAccounting, FreeOnAnotherThreadIsCreditedToTheOwner) {

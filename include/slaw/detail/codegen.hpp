@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 
 // Whether this translation unit is user code built for an executable that links the static library
 // (see the TLS model below for why that is the condition).
@@ -85,12 +86,55 @@
 // would be. This is not a locked RMW: it is as racy as the pair, and a second writer would lose updates
 // as it would with the pair. Other compilers and targets keep the pair.
 namespace slaw::detail {
-[[gnu::always_inline]] inline void owner_add(std::atomic<std::uint64_t>& v, std::uint64_t d) noexcept {
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-  static_assert(sizeof(v) == 8 && alignof(std::atomic<std::uint64_t>) == 8);
+// ThreadSanitizer does not see a write in asm: its builds keep the pair.
+#if defined(__SANITIZE_THREAD__)
+#define SLAW_NO_OWNER_ASM 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SLAW_NO_OWNER_ASM 1
+#endif
+#endif
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(SLAW_NO_OWNER_ASM)
+#define SLAW_FLAG_ASM 1
+#if !defined(__clang__)
+#define SLAW_OWNER_ASM 1
+#endif
+#endif
+template <class T>
+[[gnu::always_inline]] inline void owner_add(std::atomic<T>& v, std::type_identity_t<T> d) noexcept {
+  static_assert(sizeof(T) == 8 && alignof(std::atomic<T>) == 8);
+#ifdef SLAW_OWNER_ASM
   asm volatile("addq %1, %0" : "+m"(v) : "er"(d));
 #else
   v.store(v.load(std::memory_order_relaxed) + d, std::memory_order_relaxed);
+#endif
+}
+// v -= d by its only writer; whether v is now below 0: one `sub` on memory and a branch on its flags,
+// as asm with a flag output. Left to themselves, GCC keeps load, subtract and store, and clang compares
+// the old value (load, subtract, store, compare).
+[[gnu::always_inline]] inline bool owner_sub_below_zero(std::atomic<std::int64_t>& v, std::int64_t d) noexcept {
+#ifdef SLAW_FLAG_ASM
+  bool lt;
+  asm volatile("subq %2, %0" : "+m"(v), "=@ccl"(lt) : "er"(d));
+  return lt;
+#else
+  const std::int64_t r = v.load(std::memory_order_relaxed) - d;
+  v.store(r, std::memory_order_relaxed);
+  return r < 0;
+#endif
+}
+// A relaxed load of a flag (a byte or an int), tested for nonzero: one `cmp $0` on memory and a branch,
+// as asm with a flag output. Both compilers load an atomic into a register first (load, test, branch).
+template <class T>
+[[gnu::always_inline]] inline bool flag_nonzero(const std::atomic<T>& b) noexcept {
+  static_assert(std::is_integral_v<T> && (sizeof(T) == 1 || sizeof(T) == 4) && sizeof(std::atomic<T>) == sizeof(T));
+#ifdef SLAW_FLAG_ASM
+  bool nz;
+  if constexpr (sizeof(T) == 1) asm volatile("cmpb $0, %1" : "=@ccne"(nz) : "m"(b));
+  else asm volatile("cmpl $0, %1" : "=@ccne"(nz) : "m"(b));
+  return nz;
+#else
+  return b.load(std::memory_order_relaxed) != 0;
 #endif
 }
 }  // namespace slaw::detail

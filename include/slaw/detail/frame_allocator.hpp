@@ -12,12 +12,20 @@
 //
 // Accounting. Two kinds of blocks: coroutine frames and user memory (slaw::allocate). Per kind the
 // allocator keeps live bytes, their peak and the total ever allocated (owner-written, read racily by
-// stats; a remote free is credited when the owner drains it). `all_live_` (both kinds) feeds two
-// slow-path hooks behind one compare against `watermark_`:
+// stats; a remote free is credited when the owner drains it). The live bytes of both kinds, L, feed
+// slow-path hooks when L leaves its band [low, high]:
 //  - the process-wide gauge (memory_gauge): each allocator publishes its live bytes in steps of
 //    `gauge_step`, so the global live figure and its peak are exact to within p * gauge_step without an
 //    atomic RMW per allocation;
 //  - the DFDeques quota (docs/space.md): net bytes allocated since the worker's last steal.
+// `high` (the watermark) is the lowest of the next gauge step up, the quota's limit and the frame peak
+// (so a new peak is seen); `low` is the gauge step down. L itself is kept as the room left under the
+// watermark, up_ = high - L: an allocation subtracts from it and branches when it falls below 0 (one
+// `sub` on memory and a branch, against a load, an add, a store, a compare and a branch for L tested
+// against high); a free adds to it and compares it with span_ = high - low. A second room for the low
+// side (down_ = L - low, as the task gauge has) took two more instructions off a fib node but made
+// fib(35) 2-3 % slower under clang: two read-modify-write chains through memory instead of one
+// (bench/results/frame_rooms/).
 //
 // AddressSanitizer builds poison free blocks and the unused tail of every block (a block is
 // addressable for exactly the n bytes asked for), so overflows, uses after free and double frees in
@@ -71,8 +79,8 @@ inline constexpr std::size_t max_block = (std::size_t{1} << 62) - 2 * chunk_size
 struct alignas(64) chunk_header {
   frame_allocator* local_owner;  // == owner for size-class chunks; `large_chunk` otherwise (one compare on free)
   frame_allocator* owner;
+  std::size_t block_size;  // 64 bits: the free path adds it to the 64-bit room without widening it
   std::uint32_t size_class;  // num_classes for a large chunk
-  std::uint32_t block_size;
   std::size_t chunk_bytes;
   chunk_header* next_chunk;
 };
@@ -148,19 +156,22 @@ class SLAW_EXPORT frame_allocator {
     return p;
   }
   // A frame's fast path: a block from n's size-class free list, accounted, if the list has one and the
-  // live bytes stay at or under the watermark; null otherwise, and allocate_slow does the rest (the
-  // crossing included). One test sends every exception to one slow call: each further call site in a
-  // coroutine's ramp raised its inline cost over clang's threshold (codegen.hpp).
+  // live bytes stay at or under the watermark; null otherwise (the room given back), and allocate_slow
+  // does the rest (the crossing included). One slow call for every exception: each further call site
+  // in a coroutine's ramp raised its inline cost over clang's threshold (codegen.hpp).
   void* pop_frame(std::size_t n) noexcept {
     if (n > max_small) return nullptr;
     const unsigned c = size_class_of(n);
     void* p = free_[c];
-    const std::int64_t l = all_live_.load(std::memory_order_relaxed) + static_cast<std::int64_t>(n);
-    if (!p || l > watermark_.load(std::memory_order_relaxed)) [[unlikely]] return nullptr;
+    const auto d = static_cast<std::int64_t>(n);
+    if (!p) [[unlikely]] return nullptr;
+    if (owner_sub_below_zero(up_, d)) [[unlikely]] {
+      owner_add(up_, d);
+      return nullptr;
+    }
     asan_unpoison(p, sizeof(void*));
     free_[c] = *static_cast<void**>(p);
     asan_hand_out(p, n, class_block_size(c));
-    all_live_.store(l, std::memory_order_relaxed);
     kind_stats& fs = stats_.kind[0];
     owner_add(fs.total, n);
     return p;
@@ -186,13 +197,21 @@ class SLAW_EXPORT frame_allocator {
   }
 
   const frame_stats& stats() const noexcept { return stats_; }
-  std::int64_t all_live() const noexcept { return all_live_.load(std::memory_order_relaxed); }
-  // Racy reads for stats.
+  // The live bytes of both kinds (owner only; other threads: live_bytes).
+  std::int64_t all_live() const noexcept { return high_.load(std::memory_order_relaxed) - up_.load(std::memory_order_relaxed); }
+  // Racy reads for stats, from any thread.
   std::int64_t live_bytes(mem_kind k) const noexcept {
     std::int64_t u = stats_.kind[1].live.load(std::memory_order_relaxed);
-    return k == mem_kind::user ? u : all_live() - u;
+    return k == mem_kind::user ? u : all_live_seen() - u;
   }
+  // Any thread (between runs, docs/counters.md): the peaks restart from the live bytes. The owner's
+  // watermark, which folds the old frame peak, is re-derived by the owner at its next spawn, call or
+  // scheduling point (take_peak_reset): left alone, frames could grow past the new peak unseen.
   void reset_peaks() noexcept;
+  // The owner: re-derives the watermark if reset_peaks asked for it.
+  void take_peak_reset() noexcept {
+    if (preempt_.load(std::memory_order_relaxed) & preempt_rewatch) take_peak_reset_slow();
+  }
 
   // ---- DFDeques quota (owner only) ----
   void quota_enable(std::int64_t k) noexcept;
@@ -216,9 +235,9 @@ class SLAW_EXPORT frame_allocator {
 
   // ---- the fast path's one test ----
   // Whether the next work-first spawn or call must leave the fast path: the running chain must stop
-  // (preempt_pending), or the worker runs the fast path's hooks (a timeline trace or a DAG recording).
-  // One relaxed byte load for all of them.
-  bool fast_path_blocked() const noexcept { return preempt_.load(std::memory_order_relaxed) != 0; }
+  // (preempt_pending), the worker runs the fast path's hooks (a timeline trace or a DAG recording), or
+  // the peaks were reset (take_peak_reset). One relaxed byte load for all of them.
+  bool fast_path_blocked() const noexcept { return flag_nonzero(preempt_); }
   // Whether the next spawn or call must stop the running chain: the quota is spent (DFDeques), or the
   // job's allotment shrank and this worker must yield its core (docs/multijob.md).
   bool preempt_pending() const noexcept {
@@ -260,19 +279,27 @@ class SLAW_EXPORT frame_allocator {
   void account_alloc(std::size_t n, mem_kind k) noexcept {
     auto d = static_cast<std::int64_t>(n);
     if (k == mem_kind::user) return account_user(d);
-    std::int64_t l = all_live_.load(std::memory_order_relaxed) + d;
-    all_live_.store(l, std::memory_order_relaxed);
+    add_live(d);
     kind_stats& fs = stats_.kind[0];
     owner_add(fs.total, n);
-    if (l > watermark_.load(std::memory_order_relaxed)) [[unlikely]] crossed_watermark(d, k);
+    if (up_.load(std::memory_order_relaxed) < 0) [[unlikely]] crossed_watermark(d, k);
   }
+  // A free of an owned block, on the fast path (deallocate_local): see the class comment for the room.
   void account_free(std::size_t n, mem_kind k) noexcept {
     auto d = static_cast<std::int64_t>(n);
     if (k == mem_kind::user) return account_user(-d);
-    std::int64_t l = all_live_.load(std::memory_order_relaxed) - d;
-    all_live_.store(l, std::memory_order_relaxed);
-    if (l < gauge_low_) [[unlikely]] cold_publish_gauge(this);
+    const std::int64_t u = up_.load(std::memory_order_relaxed) + d;
+    up_.store(u, std::memory_order_relaxed);
+    if (u > span_) [[unlikely]] cold_publish_gauge(this);
   }
+  void add_live(std::int64_t d) noexcept { owner_add(up_, -d); }
+  bool below_low() const noexcept { return up_.load(std::memory_order_relaxed) > span_; }
+  // Any thread: L as high_ - up_, read under band_seq_ so that a move of the band (set_band, which
+  // changes both) is not seen half done.
+  std::int64_t all_live_seen() const noexcept;
+  // The owner moves the band: a new watermark (`high`) and gauge baseline, with L (= l) unchanged.
+  void set_band(std::int64_t high, std::int64_t l) noexcept;
+  void take_peak_reset_slow() noexcept;
   // ASan: a block of `block` bytes given out for n bytes is addressable for exactly n.
   static void asan_hand_out(void* p, std::size_t n, std::size_t block) noexcept {
     asan_poison(p, block);
@@ -291,18 +318,20 @@ class SLAW_EXPORT frame_allocator {
   char* bump_end_[num_classes] = {};
   chunk_header* chunks_ = nullptr;
   frame_stats stats_;
-  std::atomic<std::int64_t> all_live_{0};  // owner-written; frames + user memory
-  std::int64_t gauge_published_ = 0;  // the part of all_live_ included in the process gauge
-  std::int64_t gauge_low_ = -gauge_step;
-  // Owner-written, except that reset_peaks() lowers it so the owner's next allocation re-derives it
-  // from the lowered peaks (a relaxed atomic: the same load on the fast path as a plain field).
-  std::atomic<std::int64_t> watermark_{0};
+  // L, frames + user memory, as the room up_ = high_ - L (see the class comment). Owner-written, read
+  // by stats (live_bytes); band_seq_ is odd while set_band moves high_ and up_ together (a seqlock: the
+  // owner is the only writer).
+  std::atomic<std::int64_t> up_{0};
+  std::atomic<std::int64_t> high_{0};  // the watermark
+  std::int64_t span_ = gauge_step;  // high_ - (gauge_published_ - gauge_step); owner only
+  std::atomic<std::uint32_t> band_seq_{0};
+  std::int64_t gauge_published_ = 0;  // the part of L included in the process gauge
   std::int64_t other_limit_ = gauge_step;  // the watermark without its frame-peak term
   // Bit preempt_quota mirrors quota_.preempt_pending() (owner-written, by sync_quota_preempt after every
   // quota operation that may change it); bit preempt_yield is set by another thread; bit preempt_hooks
-  // by the owner (set_hooks). All bits change by RMW, so no writer loses another's bit; the fast path
-  // only loads the byte.
-  static constexpr std::uint8_t preempt_quota = 1, preempt_yield = 2, preempt_hooks = 4;
+  // by the owner (set_hooks); bit preempt_rewatch by reset_peaks (any thread), cleared by the owner.
+  // All bits change by RMW, so no writer loses another's bit; the fast path only loads the byte.
+  static constexpr std::uint8_t preempt_quota = 1, preempt_yield = 2, preempt_hooks = 4, preempt_rewatch = 8;
   std::atomic<std::uint8_t> preempt_{0};
   void sync_quota_preempt() noexcept {
     const bool q = quota_.preempt_pending();

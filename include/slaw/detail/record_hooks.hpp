@@ -17,7 +17,7 @@ struct promise_base;
 
 // The number of runtimes recording a run now.
 SLAW_EXPORT extern SLAW_LINKED_DATA std::atomic<int> dag_recorders_on;
-[[gnu::always_inline]] inline bool recording() noexcept { return dag_recorders_on.load(std::memory_order_relaxed) != 0; }
+[[gnu::always_inline]] inline bool recording() noexcept { return flag_nonzero(dag_recorders_on); }
 
 // A call starts: `callee` is a called task or a finish body (then the caller's finish opens first). A
 // called task's `exc` is set to the marker below, so that its caller's await_resume, which tests `exc`
