@@ -47,6 +47,7 @@
 #include <new>
 #include <thread>
 
+#include "slaw/detail/codegen.hpp"
 #include "slaw/policy/split.hpp"
 
 namespace slaw::detail {
@@ -90,7 +91,7 @@ class split_deque {
     if (head_ == push_limit_) [[unlikely]] return push_at_limit(e);  // the array is full, or the watch
     arr_->slot(head_).store(e, std::memory_order_relaxed);
     ++head_;
-    if (want_split_.load(std::memory_order_relaxed)) [[unlikely]] {
+    if (flag_nonzero(want_split_)) [[unlikely]] {  // one cmp on memory (codegen.hpp)
       expose();
       return pushed_exposed;
     }
