@@ -116,17 +116,20 @@ struct promise : detail::promise_base, promise_storage<T> {
 };
 
 // The end of a finish body (lambda form): end the finish, then resume the frame that opened it. Out of
-// line (through worker::complete_joined_or_body): the final awaiter inlined into every task tests only
-// the common kinds.
+// line (through worker::complete_other): the final awaiter inlined into every task tests only the
+// common kinds.
 SLAW_EXPORT std::coroutine_handle<> end_body(detail::promise_base& body) noexcept;
 
+// A call returns first (half of a fib node's returns), then a work-first child whose frame is freed
+// here, both as one compare (kind_and_teardown). Before, clang made the four kinds a compare tree that
+// tested `queued` first.
 template <class T>
 [[gnu::always_inline]] inline std::coroutine_handle<> final_awaiter<T>::await_suspend(std::coroutine_handle<promise<T>> h) noexcept {
   detail::promise_base& p = h.promise();
-  if (p.kind == detail::task_kind::called) return p.parent->self;
-  if (p.kind == detail::task_kind::spawned) return detail::tls_worker->complete_spawned(&p);
+  if (p.kind == detail::task_kind::called) [[likely]] return p.parent->self;
+  if (detail::kind_and_teardown(p) == detail::spawned_plain) [[likely]] return detail::tls_worker->complete_spawned<true>(&p);
   if (p.kind == detail::task_kind::queued) return detail::tls_worker->complete_queued(&p);
-  return detail::tls_worker->complete_joined_or_body(&p);
+  return detail::tls_worker->complete_other(&p);
 }
 
 // Starts `callee`, set up as a sequential call or a finish body of `caller`: transfers to it, unless the

@@ -71,7 +71,7 @@ std::coroutine_handle<> worker::complete_queued(promise_base* p) noexcept {
 
 std::coroutine_handle<> worker::join_at_end(finish_node* f, promise_base* waiter) noexcept {
   if (promise_base* c = take_joinable(f)) {
-    f->waiter = waiter;  // read by the child's end (complete_joined_or_body), perhaps on another worker
+    f->waiter = waiter;  // read by the child's end (complete_other), perhaps on another worker
     return c->self;
   }
   return suspend_at_end(f, waiter);
@@ -84,8 +84,11 @@ std::coroutine_handle<> worker::join_at_end(finish_node* f, promise_base* waiter
 // The common path (the waiter goes on here) calls nothing that costs it a register: the gauge's and the
 // free's rare calls are cold entries (codegen.hpp) and the rest is a tail call, so under clang it saves
 // no callee-saved register (12 instructions of a help-first fib node).
-std::coroutine_handle<> worker::complete_joined_or_body(promise_base* p) noexcept {
-  if (p->kind != task_kind::joined) return end_body(*p);
+std::coroutine_handle<> worker::complete_other(promise_base* p) noexcept {
+  if (p->kind != task_kind::joined) [[unlikely]] {
+    if (p->kind == task_kind::spawned) return complete_spawned(p);
+    return end_body(*p);
+  }
   assert(!tl_);  // joins are not taken while the hooks run
   ++tasks_up_;  // task_ends, with the cold call
   if (--tasks_down_ == 0) [[unlikely]] cold_publish_tasks(this);

@@ -47,6 +47,7 @@ worker::worker(runtime_impl* rt, scheduler* sched, unsigned index, const worker_
   if (policy::wf_until_interval_end(mode_, adp_, last_decision_)) arm();  // fixed wf mode
   alloc_->reset_peaks();  // a pooled allocator: its figures start with this runtime
   alloc_->set_hooks(tl_ != nullptr);  // both ways: a pooled allocator may come from a recording worker
+  tasks_up_ = tasks_down_ = task_band();
   alloc_->quota_disable();  // until a variant switches it on (scheduler::attach)
 }
 
@@ -126,10 +127,16 @@ void worker::arm() noexcept {
 }
 
 void worker::publish_tasks() noexcept {
-  const std::int64_t local = tasks_published_ + task_step - tasks_up_;  // task_begins' definitions
+  const std::int64_t band = task_band();
+  const std::int64_t local = tasks_published_ + band - tasks_up_;  // task_begins' definitions
   process_task_gauge().add(local - tasks_published_);
   tasks_published_ = local;
-  tasks_up_ = tasks_down_ = task_step;
+  tasks_up_ = tasks_down_ = band;
+}
+
+void worker::spawned_returned_slow(promise_base* p) noexcept {
+  publish_tasks();
+  if (tl_) trace_child_returned(p, p->parent);
 }
 
 void worker::pushed_preempted(unsigned r) noexcept {

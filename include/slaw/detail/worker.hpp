@@ -14,8 +14,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <coroutine>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -88,16 +91,17 @@ struct promise_base {
 // of fib(35) once the free's slow calls stopped costing the caller registers (codegen.hpp; before
 // that it made fib(35) 4-7 % slower, bench/results/inplace_free_clang/).
 // The destroy call as a cold entry (codegen.hpp), for callers whose common path should keep its values in
-// any register (worker::complete_joined_or_body); the coroutines' own code measured better without.
+// any register (worker::complete_other); the coroutines' own code measured better without.
 SLAW_COLD_ENTRY void cold_destroy(std::coroutine_handle<> frame) noexcept { frame.destroy(); }
 // `self`: p's frame (p->self, passed where the caller holds it already); `a`: this thread's allocator
 // (the worker's own, where the caller holds it already).
-template <bool ColdDestroy = false>
+// `KnownPlain`: the caller has tested plain_teardown already (spawned_plain).
+template <bool ColdDestroy = false, bool KnownPlain = false>
 [[gnu::always_inline]] inline void release_finished_frame(promise_base* p, std::coroutine_handle<> self,
                                                           frame_allocator* a = tls_allocator) noexcept {
   void* f = self.address();
   const chunk_header* h = header_of(f);
-  if (p->plain_teardown && h->local_owner == a) [[likely]] {
+  if ((KnownPlain || p->plain_teardown) && h->local_owner == a) [[likely]] {
     SLAW_SERIAL_ORDER_FORGET(p);
     a->deallocate_local(f, h->block_size, h->size_class);
     return;
@@ -106,6 +110,18 @@ template <bool ColdDestroy = false>
   else self.destroy();
 }
 [[gnu::always_inline]] inline void release_finished_frame(promise_base* p) noexcept { release_finished_frame(p, p->self); }
+
+// The final awaiter's second test: kind and plain_teardown are adjacent bytes, read as one 16-bit
+// value (little-endian: kind in the low byte), so that "a work-first child whose frame may be freed
+// here" is one compare with spawned_plain. Frames it does not hold go out of line (complete_other).
+inline std::uint16_t kind_and_teardown(const promise_base& p) noexcept {
+  std::uint16_t v;
+  std::memcpy(&v, &p.kind, sizeof v);
+  return v;
+}
+inline constexpr std::uint16_t spawned_plain = static_cast<std::uint16_t>(task_kind::spawned) | (1u << 8);
+static_assert(offsetof(promise_base, plain_teardown) == offsetof(promise_base, kind) + 1 && sizeof(task_kind) == 1 &&
+              std::endian::native == std::endian::little);
 
 // Deque entry tags (promises are at least 8-byte aligned). Untagged: a work-first child, standing for
 // its parent's continuation. parent_tag: a continuation whose work-first child is already counted.
@@ -201,9 +217,10 @@ class SLAW_EXPORT worker {
   }
 
   // ---------------- active tasks ----------------
-  // The local count L (begins minus ends on this worker) is published when it reaches P ± task_step,
-  // P being the part the gauge holds. L is kept as the room left on each side: tasks_up_ = P + task_step
-  // - L and tasks_down_ = L - (P - task_step), whose sum is always 2 * task_step. Each event adds one to
+  // The local count L (begins minus ends on this worker) is published when it reaches P ± B, P being
+  // the part the gauge holds and B the band (task_band: task_step, or 1 while the hooks run). L is kept
+  // as the room left on each side: tasks_up_ = P + B - L and tasks_down_ = L - (P - B), whose sum is
+  // always 2 * B. Each event adds one to
   // one side and takes one from the other, then publishes when that side reaches 0. That takes 3
   // instructions: an add to memory, a subtract from memory and a branch on its zero flag. The old form
   // took 5: load L, add, store, compare with a bound, branch. The test is `== 0` rather than `< 0`
@@ -218,6 +235,10 @@ class SLAW_EXPORT worker {
   }
   // The local count left its band: the difference goes to the process's task gauge.
   void publish_tasks() noexcept;
+  // The band's half-width: task_step, or 1 on a worker whose hooks run (tl_ set), so that there every
+  // begin and end takes the rare branch and the work-first return's timeline hook rides on it
+  // (complete_spawned) instead of a test of its own.
+  std::int64_t task_band() const noexcept { return tl_ ? 1 : task_step; }
 
   // ---------------- quota give-ups ----------------
   // The scheduler stopped this chain (a memory quota is spent): the next spawn or call
@@ -240,13 +261,15 @@ class SLAW_EXPORT worker {
   // A spawned task's frame reached its final suspend. Returns the handle to transfer to. Always
   // inlined into the final awaiter: left to itself, clang made it a call of its own once the trace
   // hook grew it, and fib(35) ran 6% slower for that, not for the hook's one test.
+  // `KnownPlain`: p's plain_teardown is set (the final awaiter tested it with the kind).
+  template <bool KnownPlain = false>
   [[gnu::always_inline]] std::coroutine_handle<> complete_spawned(promise_base* p) noexcept {
     if (pre_.private_bottom_is(reinterpret_cast<std::uintptr_t>(p))) [[likely]] {
-      task_ends();
+      ++tasks_up_;  // task_ends, whose rare branch also runs the timeline hook (task_band)
+      if (--tasks_down_ == 0) [[unlikely]] spawned_returned_slow(p);
       pre_.drop_private_bottom();
       promise_base* par = p->parent;
-      if (tl_) [[unlikely]] trace_child_returned(p, par);
-      release_finished_frame(p);
+      release_finished_frame<false, KnownPlain>(p, p->self);
       return par->self;
     }
     return complete_spawned_slow(p);
@@ -263,13 +286,14 @@ class SLAW_EXPORT worker {
   // Out of line: inlined into every end_finish, it made clang's work-first fib node 8 instructions
   // longer, on a path that does not run it.
   std::coroutine_handle<> join_at_end(finish_node* f, promise_base* waiter) noexcept;
-  // The final awaiter's one call for its two rare kinds. A joined child `p` ended: end its unit; resume
-  // the waiter if only the body is left, else join the next own child of the finish, else suspend the
-  // waiter. A finish body (lambda form) goes to end_body. One member call: the final awaiter already
-  // holds the worker, and a hop through a function that tested the kind first cost a help-first fib
-  // node 11 instructions.
-  std::coroutine_handle<> complete_joined_or_body(promise_base* p) noexcept;
-  // What complete_joined_or_body leaves to a tail call: the finish's count before the child's
+  // The final awaiter's one call for its rare cases. A joined child `p` ended (tested first): end its
+  // unit; resume the waiter if only the body is left, else join the next own child of the finish, else
+  // suspend the waiter. A spawned task whose frame needs its destroy function goes to complete_spawned,
+  // a finish body (lambda form) to end_body. One member call: the final awaiter already holds the
+  // worker, and a hop through a function that tested the kind first cost a help-first fib node 11
+  // instructions.
+  std::coroutine_handle<> complete_other(promise_base* p) noexcept;
+  // What complete_other leaves to a tail call: the finish's count before the child's
   // decrement was `old`.
   std::coroutine_handle<> joined_end_slow(finish_node* f, promise_base* waiter, std::uint64_t old) noexcept;
 
@@ -425,7 +449,8 @@ class SLAW_EXPORT worker {
 
   // ---------------- timeline trace (docs/tracing.md) and DAG recording (SLAW_RECORD) ----------------
   // The one test each fast-path hook pays when nothing is recorded: a field in the line that
-  // task_begins/task_ends touch (the work-first spawn and the call fold it into fast_path_blocked). A
+  // task_begins/task_ends touch (the work-first spawn and the call fold it into fast_path_blocked, the
+  // work-first return into the task count's rare branch, task_band). A
   // recording runtime gives its workers a timeline recorder too (without a buffer when no timeline is
   // asked for), so that one test gates both. The hooks are out of line (src/core/timeline_hooks.cpp).
   bool tracing() const noexcept { return tl_ != nullptr; }
@@ -499,6 +524,8 @@ class SLAW_EXPORT worker {
   // A steal attempt's sample for the desire: the victim's stealable entries (+ `taken`).
   void sample_victim(int victim, std::uint32_t taken) noexcept;
   std::coroutine_handle<> complete_spawned_slow(promise_base* p) noexcept;
+  // complete_spawned's rare branch: publish the task count, and run the timeline hook if tl_ is set.
+  void spawned_returned_slow(promise_base* p) noexcept;
   // Routine 1, step 1: own tasks, deepest in the sync tree first. A worker waiting in place for
   // `waiting_for` takes a bottom entry only if its task is inside that finish.
   promise_base* take_own(const finish_node* waiting_for = nullptr) noexcept;
