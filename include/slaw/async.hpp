@@ -138,14 +138,17 @@ struct async_op {
   spawn_clauses<S> clauses;
 };
 
+// One spawn: the parent, the child, where its result goes and the clauses. `begin` does the spawn's
+// bookkeeping and decides the policy: true if the child is to run here, work-first (the parent then
+// suspends); false if it was queued or posted.
 template <class T, unsigned S>
-struct spawn_awaiter {
+struct spawn_request {
   detail::promise_base* parent;
   promise<T>* child;
   decltype(async_op<T>::slot) slot;
-  spawn_clauses<S> clauses;
+  [[no_unique_address]] spawn_clauses<S> clauses;
 
-  [[gnu::always_inline]] bool await_ready() noexcept {
+  [[gnu::always_inline]] bool begin() noexcept {
     detail::worker* w = detail::tls_worker;
     assert(w && "slaw::async used outside a slaw task");
     detail::finish_node* f = parent->cur;
@@ -159,7 +162,7 @@ struct spawn_awaiter {
     if constexpr (spawn_clauses<S>::placed) {
       if (clauses.place.value != parent->place) {  // queued here or posted to the place's mailbox
         w->spawn_elsewhere(child, clauses.place.value, clauses.name.get());
-        return true;
+        return false;
       }
     }
     child->place = parent->place;
@@ -168,28 +171,64 @@ struct spawn_awaiter {
       f->add_unit();
       if (w->tracing()) [[unlikely]] w->trace_queued(child, clauses.name.get(), clauses.schedule.get());  // before a thief can see it
       w->push_fresh(child);
-      return true;
+      return false;
     }
-    return false;
+    return true;
   }
-  [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<>) noexcept {
-    // Once the entry is pushed a thief may resume the parent, whose frame holds this awaiter:
-    // touch nothing of it afterwards.
-    promise<T>* c = child;
-    detail::worker* w = detail::tls_worker;
-    if (w->fast_path_blocked()) [[unlikely]]  // a timeline trace, or the chain must stop (a memory quota is spent)
-      return w->start_work_first_slow(parent, c, clauses.name.get(), clauses.schedule.get());
-    std::coroutine_handle<> run = c->self;
-    w->push_preempted(c);
-    return run;
+};
+
+// The parent suspended: start its work-first child `c` here. Once the entry is pushed a thief may
+// resume the parent, whose frame holds the awaiter: the caller touches nothing of it afterwards.
+template <class T, unsigned S>
+[[gnu::always_inline]] inline std::coroutine_handle<> start_work_first(detail::promise_base* parent, promise<T>* c,
+                                                                       const spawn_clauses<S>& clauses) noexcept {
+  detail::worker* w = detail::tls_worker;
+  if (w->fast_path_blocked()) [[unlikely]]  // a timeline trace, or the chain must stop (a memory quota is spent)
+    return w->start_work_first_slow(parent, c, clauses.name.get(), clauses.schedule.get());
+  std::coroutine_handle<> run = c->self;
+  w->push_preempted(c);
+  return run;
+}
+
+#ifdef SLAW_SPAWN_IN_TRANSFORM
+// Clang (codegen.hpp): the request is a value in registers, and the awaiter holds only what its
+// await_suspend needs: the child to run here (null: nothing to suspend for) and the clauses.
+template <class T, unsigned S>
+struct spawn_awaiter {
+  promise<T>* child;
+  [[no_unique_address]] spawn_clauses<S> clauses;
+
+  [[gnu::always_inline]] static spawn_awaiter make(spawn_request<T, S> r) noexcept {
+    return {r.begin() ? r.child : nullptr, r.clauses};
+  }
+  [[gnu::always_inline]] bool await_ready() const noexcept { return child == nullptr; }
+  template <class P>
+  [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
+    return start_work_first(&h.promise(), child, clauses);
   }
   [[gnu::always_inline]] void await_resume() const noexcept {}
 };
+#else
+// GCC (codegen.hpp): the awaiter, in the parent's frame, holds the request; the spawn begins in
+// await_ready.
+template <class T, unsigned S>
+struct spawn_awaiter {
+  spawn_request<T, S> r;
+
+  [[gnu::always_inline]] static spawn_awaiter make(const spawn_request<T, S>& r) noexcept { return {r}; }
+  [[gnu::always_inline]] bool await_ready() noexcept { return !r.begin(); }
+  [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<>) noexcept {
+    return start_work_first(r.parent, r.child, r.clauses);
+  }
+  [[gnu::always_inline]] void await_resume() const noexcept {}
+};
+#endif
 
 template <class T, unsigned S>
-spawn_awaiter<T, S> transform(detail::promise_base& parent, async_op<T, S>&& op, transform_tag) {
+[[gnu::always_inline]] inline spawn_awaiter<T, S> transform(detail::promise_base& parent, async_op<T, S>&& op,
+                                                            transform_tag) {
   if (!op.child) throw_empty_task("slaw::async");
-  return spawn_awaiter<T, S>{&parent, &op.child.release().promise(), op.slot, op.clauses};
+  return spawn_awaiter<T, S>::make({&parent, &op.child.release().promise(), op.slot, op.clauses});
 }
 
 // A callable object with state (a lambda with captures, a std::function) is owned by the task it

@@ -108,8 +108,10 @@ struct promise : detail::promise_base, promise_storage<T> {
     else exc = new std::exception_ptr(std::current_exception());
   }
 
+  // Always inlined: under clang a spawn begins in its transform (spawn_awaiter::make, codegen.hpp), which
+  // clang otherwise left out of line.
   template <class A>
-  decltype(auto) await_transform(A&& a) noexcept(noexcept(transform(std::declval<detail::promise_base&>(),
+  [[gnu::always_inline]] decltype(auto) await_transform(A&& a) noexcept(noexcept(transform(std::declval<detail::promise_base&>(),
                                                                        std::forward<A>(a), transform_tag{}))) {
     return transform(static_cast<detail::promise_base&>(*this), std::forward<A>(a), transform_tag{});
   }
