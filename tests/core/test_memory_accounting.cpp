@@ -12,6 +12,7 @@
 
 #include "slaw/detail/frame_allocator.hpp"
 #include "slaw/slaw.hpp"
+#include "../support/memory_gauge.hpp"
 
 namespace {
 
@@ -161,16 +162,16 @@ TEST(MemoryAccounting, ProcessGaugeSeesRemoteFreesAtOnce) {
     co_return;
   }(&p, big));
   slaw::runtime_stats s = rt.stats();
-  EXPECT_NEAR(static_cast<double>(s.memory_live - before), static_cast<double>(big), static_cast<double>(s.gauge_error_bytes));
+  EXPECT_NEAR(static_cast<double>(s.memory_live - before), static_cast<double>(big), static_cast<double>(slaw_test::live_change_error(s)));
   slaw::deallocate(p, big);  // the owner is idle: its own figure waits for its next drain
   s = rt.stats();
   EXPECT_EQ(s.workers[0].user_bytes_live, static_cast<std::int64_t>(big));
-  EXPECT_NEAR(static_cast<double>(s.memory_live - before), 0.0, static_cast<double>(s.gauge_error_bytes));
+  EXPECT_NEAR(static_cast<double>(s.memory_live - before), 0.0, static_cast<double>(slaw_test::live_change_error(s)));
   rt.run([]() -> slaw::task<> { co_return; }());  // the drain (after this task) moves the owner's baseline only
   rt.run([]() -> slaw::task<> { co_return; }());  // ... and has happened before this one starts
   s = rt.stats();
   EXPECT_EQ(s.workers[0].user_bytes_live, 0);
-  EXPECT_NEAR(static_cast<double>(s.memory_live - before), 0.0, static_cast<double>(s.gauge_error_bytes));
+  EXPECT_NEAR(static_cast<double>(s.memory_live - before), 0.0, static_cast<double>(slaw_test::live_change_error(s)));
 }
 
 TEST(MemoryAccounting, StandardAllocatorAndNonWorkerThreads) {

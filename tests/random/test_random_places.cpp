@@ -32,6 +32,7 @@
 #include "harness.hpp"
 #include "runner.hpp"
 #include "slaw/slaw.hpp"
+#include "../support/memory_gauge.hpp"
 #include "watchdog.hpp"
 
 namespace {
@@ -138,7 +139,7 @@ TEST_P(RandomPlaces, MatchTheOracle) {
   if (tot.failures) return;
 
   slaw::runtime_stats s = rt.stats();
-  EXPECT_LE(std::llabs(s.memory_live - memory0), s.gauge_error_bytes) << "memory live after the runs, config " << config;
+  EXPECT_LE(std::llabs(s.memory_live - memory0), slaw_test::live_change_error(s)) << "memory live after the runs, config " << config;
   const slaw::worker_stats& t = s.total;
   EXPECT_EQ(t.mailbox_posts, t.mailbox_takes) << config;
   if (!pc.remote.deques) {

@@ -25,6 +25,7 @@
 
 #include "harness.hpp"
 #include "slaw/slaw.hpp"
+#include "../support/memory_gauge.hpp"
 
 namespace {
 
@@ -60,7 +61,7 @@ TEST_P(RandomPrograms, MatchTheOracle) {
   if (tot.failures) return;
   // Frames and user memory are all freed (the process-wide gauge is exact to within its error).
   slaw::runtime_stats s = rt.stats();
-  EXPECT_LE(std::llabs(s.memory_live - memory0), s.gauge_error_bytes) << "memory live after the runs, config " << config;
+  EXPECT_LE(std::llabs(s.memory_live - memory0), slaw_test::live_change_error(s)) << "memory live after the runs, config " << config;
   const slaw::worker_stats& t = s.total;
   // Every queued frame was taken: by its owner (out of fresh_bytes_net_) or by a thief (stolen bytes).
   EXPECT_EQ(t.fresh_bytes_live, 0) << "queued frame bytes after the runs, config " << config;

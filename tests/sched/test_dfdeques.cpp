@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "slaw/slaw.hpp"
+#include "../support/memory_gauge.hpp"
 
 namespace {
 
@@ -285,7 +286,7 @@ TEST(DFDequesBatches, DeepEscapingChainsEndInsideTheirFinishUnderContention) {
       const slaw::runtime_stats s = rt.stats();
       EXPECT_GT(s.dfd_giveups, 0u);
       EXPECT_LE(s.total.quota_max_used, static_cast<std::int64_t>(k));
-      EXPECT_LE(std::llabs(s.memory_live - memory0), s.gauge_error_bytes);  // every frame freed
+      EXPECT_LE(std::llabs(s.memory_live - memory0), slaw_test::live_change_error(s));  // every frame freed
       splits += s.dfd_splits;
     }
   }
@@ -322,7 +323,7 @@ TEST(DFDequesBatches, ScopesLeftEarlyWaitForTheirBatches) {
       ASSERT_TRUE(a.spanning_tree() && b.spanning_tree());
     }
     const slaw::runtime_stats s = rt.stats();
-    EXPECT_LE(std::llabs(s.memory_live - memory0), s.gauge_error_bytes);
+    EXPECT_LE(std::llabs(s.memory_live - memory0), slaw_test::live_change_error(s));
   }
 }
 
