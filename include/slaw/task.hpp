@@ -129,7 +129,7 @@ template <class T>
 [[gnu::always_inline]] inline std::coroutine_handle<> final_awaiter<T>::await_suspend(std::coroutine_handle<promise<T>> h) noexcept {
   detail::promise_base& p = h.promise();
   if (p.kind == detail::task_kind::called) [[likely]] return p.parent->self;
-  if (detail::kind_and_teardown(p) == detail::spawned_plain) [[likely]] return detail::tls_worker->complete_spawned<true>(&p);
+  if (detail::kind_and_teardown(p) == detail::spawned_plain) [[likely]] return detail::tls_worker->complete_spawned<true>(&p, h);
   if (p.kind == detail::task_kind::queued) return detail::tls_worker->complete_queued(&p);
   return detail::tls_worker->complete_other(&p);
 }

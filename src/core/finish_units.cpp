@@ -86,7 +86,7 @@ std::coroutine_handle<> worker::join_at_end(finish_node* f, promise_base* waiter
 // no callee-saved register (12 instructions of a help-first fib node).
 std::coroutine_handle<> worker::complete_other(promise_base* p) noexcept {
   if (p->kind != task_kind::joined) [[unlikely]] {
-    if (p->kind == task_kind::spawned) return complete_spawned(p);
+    if (p->kind == task_kind::spawned) return complete_spawned(p, p->self);
     return end_body(*p);
   }
   assert(!tl_);  // joins are not taken while the hooks run

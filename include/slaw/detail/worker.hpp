@@ -262,14 +262,15 @@ class SLAW_EXPORT worker {
   // inlined into the final awaiter: left to itself, clang made it a call of its own once the trace
   // hook grew it, and fib(35) ran 6% slower for that, not for the hook's one test.
   // `KnownPlain`: p's plain_teardown is set (the final awaiter tested it with the kind).
+  // `self`: p's frame, where the caller holds it already (the final awaiter's handle).
   template <bool KnownPlain = false>
-  [[gnu::always_inline]] std::coroutine_handle<> complete_spawned(promise_base* p) noexcept {
+  [[gnu::always_inline]] std::coroutine_handle<> complete_spawned(promise_base* p, std::coroutine_handle<> self) noexcept {
     if (pre_.private_bottom_is(reinterpret_cast<std::uintptr_t>(p))) [[likely]] {
       ++tasks_up_;  // task_ends, whose rare branch also runs the timeline hook (task_band)
       if (--tasks_down_ == 0) [[unlikely]] spawned_returned_slow(p);
       pre_.drop_private_bottom();
       promise_base* par = p->parent;
-      release_finished_frame<false, KnownPlain>(p, p->self);
+      release_finished_frame<false, KnownPlain>(p, self);
       return par->self;
     }
     return complete_spawned_slow(p);
