@@ -220,11 +220,11 @@ class SLAW_EXPORT worker {
   // The local count L (begins minus ends on this worker) is published when it reaches P ± B, P being
   // the part the gauge holds and B the band (task_band: task_step, or 1 while the hooks run). L is kept
   // as the room left on each side: tasks_up_ = P + B - L and tasks_down_ = L - (P - B), whose sum is
-  // always 2 * B. Each event adds one to
-  // one side and takes one from the other, then publishes when that side reaches 0. That takes 3
-  // instructions: an add to memory, a subtract from memory and a branch on its zero flag. The old form
-  // took 5: load L, add, store, compare with a bound, branch. The test is `== 0` rather than `< 0`
-  // because clang turns `--x < 0` into `x <= 0` on the old value, which needs a load.
+  // always 2 * B. Each event adds one to one side and takes one from the other, then publishes when
+  // that side reaches 0. That takes 3 instructions: an add to memory, a subtract from memory and a
+  // branch on its zero flag. The old form took 5: load L, add, store, compare with a bound, branch. The
+  // test is `== 0` rather than `< 0` because clang turns `--x < 0` into `x <= 0` on the old value,
+  // which needs a load.
   [[gnu::always_inline]] void task_begins() noexcept {
     ++tasks_down_;
     if (--tasks_up_ == 0) [[unlikely]] publish_tasks();
