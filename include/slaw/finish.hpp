@@ -24,6 +24,11 @@ struct start_finish_awaiter;
 struct end_finish_awaiter;
 void check_end_finish(const promise_base& frame, const finish_scope& s) noexcept(false);
 [[noreturn]] SLAW_EXPORT void throw_bad_end_finish(bool already_ended);
+// Rethrows the exception stashed in `f` (out of line: see rethrow_owned).
+[[noreturn]] SLAW_EXPORT void rethrow_finish_exception(finish_node& f);
+// A finish body (lambda form) ended with `body_exc` (null: none) or its children threw: takes the
+// children's exception out of `f`, then rethrows the body's own, which wins, or else the children's.
+[[noreturn]] SLAW_EXPORT void rethrow_body_or_children(std::exception_ptr* body_exc, finish_node& f);
 }  // namespace detail
 
 class SLAW_EXPORT finish_scope {
@@ -94,7 +99,7 @@ struct end_finish_awaiter {
     if (!scope) return;
     scope->frame_->cur = scope->node_.parent;
     scope->frame_ = nullptr;
-    if (scope->node_.has_exception()) [[unlikely]] std::rethrow_exception(scope->node_.take_exception());
+    if (scope->node_.has_exception()) [[unlikely]] rethrow_finish_exception(scope->node_);
   }
 };
 // Ending a scope twice, or a scope that is not the innermost open one, is a programming error. One
@@ -141,13 +146,7 @@ struct finish_awaiter {
   void await_resume() {
     std::exception_ptr* body_exc = h.promise().exc;
     h.destroy();
-    std::exception_ptr children = node.has_exception() ? node.take_exception() : nullptr;
-    if (body_exc) {  // the body's own exception wins over its children's
-      std::exception_ptr e = std::move(*body_exc);
-      delete body_exc;
-      std::rethrow_exception(e);
-    }
-    if (children) std::rethrow_exception(children);
+    if (body_exc || node.has_exception()) [[unlikely]] rethrow_body_or_children(body_exc, node);
   }
 };
 

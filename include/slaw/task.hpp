@@ -143,6 +143,11 @@ template <class T>
   return callee.self;
 }
 
+// Rethrows *e and deletes e. Out of line: an exception_ptr local in a coroutine is an object whose
+// address is taken, so clang keeps it in the frame and computes its address at every entry of the
+// resume function (bench/results/frame_addresses/).
+[[noreturn]] SLAW_EXPORT void rethrow_owned(std::exception_ptr* e);
+
 // Sequential call: the callee shares the caller's unit and its innermost finish.
 template <class T>
 struct call_awaiter {
@@ -164,11 +169,7 @@ struct call_awaiter {
       ~destroy_guard() { detail::release_finished_frame(&h.promise(), h); }
     } guard{callee};
     promise<T>& c = callee.promise();
-    if (c.exc && !record_call_return(&c)) [[unlikely]] {
-      std::exception_ptr e = std::move(*c.exc);
-      delete c.exc;
-      std::rethrow_exception(e);
-    }
+    if (c.exc && !record_call_return(&c)) [[unlikely]] rethrow_owned(c.exc);
     if constexpr (!std::is_void_v<T>) {
       T v = std::move(c.value);
       c.value.~T();

@@ -31,6 +31,20 @@ void throw_bad_end_finish(bool already_ended) {
   throw std::logic_error("slaw::end_finish: finish scopes must end innermost first (an inner scope is still open)");
 }
 
+void rethrow_owned(std::exception_ptr* e) {
+  std::exception_ptr x = std::move(*e);
+  delete e;
+  std::rethrow_exception(std::move(x));
+}
+
+void rethrow_finish_exception(finish_node& f) { std::rethrow_exception(f.take_exception()); }
+
+void rethrow_body_or_children(std::exception_ptr* body_exc, finish_node& f) {
+  std::exception_ptr children = f.take_exception();
+  if (body_exc) rethrow_owned(body_exc);
+  std::rethrow_exception(std::move(children));
+}
+
 std::coroutine_handle<> end_body(detail::promise_base& body) noexcept {
   detail::finish_node* f = body.join;
   detail::promise_base* opener = body.parent;
