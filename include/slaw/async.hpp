@@ -185,7 +185,7 @@ template <class T, unsigned S>
   detail::worker* w = detail::tls_worker;
   if (w->fast_path_blocked()) [[unlikely]]  // a timeline trace, or the chain must stop (a memory quota is spent)
     return w->start_work_first_slow(parent, c, clauses.name.get(), clauses.schedule.get());
-  std::coroutine_handle<> run = c->self;
+  std::coroutine_handle<> run = c->self();
   w->push_preempted(c);
   return run;
 }

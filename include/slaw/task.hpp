@@ -4,6 +4,7 @@
 #include <cassert>
 #include <coroutine>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <new>
 #include <type_traits>
@@ -40,6 +41,27 @@ struct final_awaiter {
   [[gnu::always_inline]] void await_resume() const noexcept {}
 };
 
+// Room for a result in the frame, constructed and destroyed by hand. A type aligned beyond 16 bytes
+// gets an over-sized buffer aligned at run time, so that the promise stays aligned to at most 16 and
+// lies 16 bytes into its frame (promise_base::frame_offset); frames are 16-byte aligned blocks.
+template <class T, bool OverAligned = (alignof(T) > promise_base::frame_offset)>
+struct result_cell {
+  union {
+    T v;
+  };
+  result_cell() noexcept {}
+  ~result_cell() {}
+  T* get() noexcept { return &v; }
+};
+template <class T>
+struct result_cell<T, true> {
+  alignas(promise_base::frame_offset) unsigned char raw[sizeof(T) + alignof(T) - promise_base::frame_offset];
+  T* get() noexcept {
+    const auto a = (reinterpret_cast<std::uintptr_t>(raw) + alignof(T) - 1) & ~(std::uintptr_t{alignof(T)} - 1);
+    return std::launder(reinterpret_cast<T*>(a));
+  }
+};
+
 template <class T>
 struct promise_storage {
   // A trivially copyable result always has a target, so that co_return stores it with no test: the
@@ -47,14 +69,13 @@ struct promise_storage {
   // Other results: spawned tasks' slot, or null to discard it; calls: null.
   static constexpr bool always_stored = std::is_trivially_copyable_v<T>;
   T* out;
-  union {
-    T value;  // a call's result, taken (and destroyed) by the caller
-  };
+  result_cell<T> cell;  // a call's result, taken (and destroyed) by the caller
+  T* value() noexcept { return cell.get(); }
   promise_storage() noexcept {}
   ~promise_storage() {}  // must stay empty: release_finished_frame frees frames without running it
   // Where a spawned task's result goes (`slot`, null: dropped) or, with null, a call's.
   void set_target(T* slot) noexcept {
-    if constexpr (always_stored) out = slot ? slot : &value;
+    if constexpr (always_stored) out = slot ? slot : value();
     else out = slot;
   }
   template <class U>
@@ -64,7 +85,7 @@ struct promise_storage {
     } else if (out) {
       *out = std::forward<U>(v);
     } else if (static_cast<promise<T>*>(this)->kind == detail::task_kind::called) {
-      ::new (static_cast<void*>(&value)) T(std::forward<U>(v));
+      ::new (static_cast<void*>(value())) T(std::forward<U>(v));
     }
     // else: a spawned task without a slot. Its result is dropped here; nothing would ever destroy a
     // value stored in the frame.
@@ -84,7 +105,8 @@ struct promise : detail::promise_base, promise_storage<T> {
   // destroy at the final suspend (release_finished_frame).
   template <class... Params>
   explicit promise(Params&...) noexcept {
-    this->self = std::coroutine_handle<promise>::from_promise(*this);
+    static_assert(alignof(promise) <= promise_base::frame_offset, "result_cell keeps the promise 16-byte aligned");
+    assert(std::coroutine_handle<promise>::from_promise(*this).address() == this->self().address());
     this->exc = nullptr;
     // A task starts as a call, so that the call awaiter need not store its kind (a spawn, a finish
     // body or a run sets its own). kind, plain_teardown and place are adjacent: one 4-byte store in the
@@ -128,8 +150,8 @@ SLAW_EXPORT std::coroutine_handle<> end_body(detail::promise_base& body) noexcep
 template <class T>
 [[gnu::always_inline]] inline std::coroutine_handle<> final_awaiter<T>::await_suspend(std::coroutine_handle<promise<T>> h) noexcept {
   detail::promise_base& p = h.promise();
-  if (p.kind == detail::task_kind::called) [[likely]] return p.parent->self;
-  if (detail::kind_and_teardown(p) == detail::spawned_plain) [[likely]] return detail::tls_worker->complete_spawned<true>(&p, h);
+  if (p.kind == detail::task_kind::called) [[likely]] return p.parent->self();
+  if (detail::kind_and_teardown(p) == detail::spawned_plain) [[likely]] return detail::tls_worker->complete_spawned<true>(&p);
   if (p.kind == detail::task_kind::queued) return detail::tls_worker->complete_queued(&p);
   return detail::tls_worker->complete_other(&p);
 }
@@ -140,7 +162,7 @@ template <class T>
                                           detail::promise_base& callee) noexcept {
   SLAW_SERIAL_ORDER_NOTE_CHILD(caller, &callee);
   if (detail::tls_allocator->fast_path_blocked()) [[unlikely]] return detail::tls_worker->start_call_slow(caller, &callee);
-  return callee.self;
+  return callee.self();
 }
 
 // Rethrows *e and deletes e. Out of line: an exception_ptr local in a coroutine is an object whose
@@ -166,13 +188,13 @@ struct call_awaiter {
   [[gnu::always_inline]] T await_resume() {
     struct destroy_guard {
       std::coroutine_handle<promise<T>> h;
-      ~destroy_guard() { detail::release_finished_frame(&h.promise(), h); }
+      ~destroy_guard() { detail::release_finished_frame(&h.promise()); }
     } guard{callee};
     promise<T>& c = callee.promise();
     if (c.exc && !record_call_return(&c)) [[unlikely]] rethrow_owned(c.exc);
     if constexpr (!std::is_void_v<T>) {
-      T v = std::move(c.value);
-      c.value.~T();
+      T v = std::move(*c.value());
+      c.value()->~T();
       return v;
     }
   }

@@ -49,7 +49,7 @@ std::coroutine_handle<> end_body(detail::promise_base& body) noexcept {
   detail::finish_node* f = body.join;
   detail::promise_base* opener = body.parent;
   if (detail::recording()) [[unlikely]] record_body_end(&body, opener);
-  if (f->only_body_left()) return opener->self;
+  if (f->only_body_left()) return opener->self();
   return detail::tls_worker->join_at_end(f, opener);
 }
 }  // namespace detail

@@ -37,7 +37,7 @@ std::coroutine_handle<> worker::complete_spawned_slow(promise_base* p) noexcept 
         promise_base* par = p->parent;
         if (tl_) [[unlikely]] trace_child_returned(p, par);
         release_finished_frame(p);
-        return par->self;
+        return par->self();
       }
       case split_deque::shared_pop::stolen:
       case split_deque::shared_pop::not_mine:
@@ -72,7 +72,7 @@ std::coroutine_handle<> worker::complete_queued(promise_base* p) noexcept {
 std::coroutine_handle<> worker::join_at_end(finish_node* f, promise_base* waiter) noexcept {
   if (promise_base* c = take_joinable(f)) {
     f->waiter = waiter;  // read by the child's end (complete_other), perhaps on another worker
-    return c->self;
+    return c->self();
   }
   return suspend_at_end(f, waiter);
 }
@@ -86,7 +86,7 @@ std::coroutine_handle<> worker::join_at_end(finish_node* f, promise_base* waiter
 // no callee-saved register (12 instructions of a help-first fib node).
 std::coroutine_handle<> worker::complete_other(promise_base* p) noexcept {
   if (p->kind != task_kind::joined) [[unlikely]] {
-    if (p->kind == task_kind::spawned) return complete_spawned(p, p->self);
+    if (p->kind == task_kind::spawned) return complete_spawned(p);
     return end_body(*p);
   }
   assert(!tl_);  // joins are not taken while the hooks run
@@ -94,14 +94,14 @@ std::coroutine_handle<> worker::complete_other(promise_base* p) noexcept {
   if (--tasks_down_ == 0) [[unlikely]] cold_publish_tasks(this);
   finish_node* f = p->join;
   promise_base* waiter = f->waiter;
-  release_finished_frame<true>(p, p->self, alloc_);
+  release_finished_frame<true>(p, alloc_);
   const std::uint64_t old = f->count.fetch_sub(1, std::memory_order_acq_rel);
   assert((old & finish_node::count_mask) >= 2);
   if ((old & finish_node::count_mask) == 2) {
     // The common case, resume_waiter's without its noop test (5 instructions of a help-first node).
-    if (!waiting_for_ && waiter->place == current_place()) [[likely]] return waiter->self;
+    if (!waiting_for_ && waiter->place == current_place()) [[likely]] return waiter->self();
   } else if (promise_base* c = take_joinable(f)) {
-    return c->self;
+    return c->self();
   }
   return joined_end_slow(f, waiter, old);
 }
@@ -129,7 +129,7 @@ std::coroutine_handle<> worker::next_own_strand() noexcept {
     trace_strand_ends();
     trace_strand_begins(q);
   }
-  return q->self;
+  return q->self();
 }
 
 // With places, a waiting thread may be the only one of its place: its older continuations, which it
@@ -183,7 +183,7 @@ std::coroutine_handle<> worker::suspend_at_end(finish_node* f, promise_base* wai
 std::coroutine_handle<> worker::end_recorded(finish_node* f, promise_base* waiter) noexcept {
   f->take_recorded();
   record_end_finish(waiter);
-  if (f->only_body_left()) return waiter->self;
+  if (f->only_body_left()) return waiter->self();
   return suspend_at_end(f, waiter);
 }
 

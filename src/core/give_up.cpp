@@ -45,7 +45,7 @@ std::coroutine_handle<> worker::give_up_at_spawn(promise_base* parent, promise_b
 std::coroutine_handle<> worker::give_up_at_call(promise_base* callee) noexcept {
   // A yield for the allotment waits for the next spawn, where the chain stops without a handed-over
   // task (an owned deque holds no start_tag entry).
-  if (!alloc_->quota_preempt_pending() && !sched_->yields_by_give_up()) return callee->self;
+  if (!alloc_->quota_preempt_pending() && !sched_->yields_by_give_up()) return callee->self();
   if (tl_) trace_give_up(give_up_at::call);
   callee->start_charge = static_cast<std::uint32_t>(alloc_->quota_take_deferred());
   return give_up(split_deque::none, reinterpret_cast<split_deque::entry>(callee) | start_tag,

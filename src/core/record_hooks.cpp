@@ -19,7 +19,7 @@ dag_log* running_log() noexcept {
   return w ? w->dag_recording() : nullptr;
 }
 std::uint32_t frame_size(const promise_base* p) noexcept {
-  return static_cast<std::uint32_t>(header_of(p->self.address())->block_size);
+  return static_cast<std::uint32_t>(header_of(p->self().address())->block_size);
 }
 }  // namespace
 

@@ -198,7 +198,7 @@ const config& runtime::cfg() const noexcept { return impl_->cfg; }
 
 void runtime::run_root_erased(detail::promise_base* root) {
   if (detail::tls_worker && detail::tls_worker->rt() == impl_.get()) {
-    root->self.destroy();
+    root->self().destroy();
     throw std::logic_error("slaw::runtime::run called from one of this runtime's own workers; use co_await");
   }
   detail::external_waiter ew;
@@ -213,7 +213,7 @@ void runtime::run_root_erased(detail::promise_base* root) {
   if (impl_->job) impl_->job->run_begins();
   // SLAW_RECORD: the first run is recorded (begun before any of its tasks can run).
   const bool recorded = impl_->recorder &&
-                        impl_->recorder->begin_run(root, detail::header_of(root->self.address())->block_size);
+                        impl_->recorder->begin_run(root, detail::header_of(root->self().address())->block_size);
   impl_->inject(root);
   while (ew.done.load(std::memory_order_acquire) == 0) detail::futex_wait(&ew.done, 0, -1);
   if (recorded) impl_->recorder->end_run();

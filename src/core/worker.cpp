@@ -107,7 +107,7 @@ std::coroutine_handle<> worker::start_work_first_slow(promise_base* parent, prom
   alloc_->take_peak_reset();
   if (tl_) trace_work_first(child, name, clause);
   if (preempt_pending()) return give_up_at_spawn(parent, child);
-  std::coroutine_handle<> run = child->self;
+  std::coroutine_handle<> run = child->self();
   push_preempted(child);  // a thief may now resume the parent and free the child: read `run` before
   return run;
 }
@@ -116,7 +116,7 @@ std::coroutine_handle<> worker::start_call_slow(promise_base* caller, promise_ba
   alloc_->take_peak_reset();
   if (recording()) record_call(caller, callee);
   if (preempt_pending()) return give_up_at_call(callee);
-  return callee->self;
+  return callee->self();
 }
 
 void worker::arm() noexcept {
@@ -154,7 +154,7 @@ void worker::run_strand(promise_base* p) noexcept {
   begin_strand(p->place);
   c_.tasks_run.bump();
   if (tl_) trace_strand_begins(p);
-  p->self.resume();
+  p->self().resume();
   if (tl_) trace_strand_ends();
 }
 
@@ -414,7 +414,7 @@ void worker::main_loop() {
     begin_strand(p->place);
     c_.tasks_run.bump();
     if (tl_) trace_strand_begins(p);
-    p->self.resume();
+    p->self().resume();
     if (tl_) trace_strand_ends();
     alloc_->drain_remote();
     sync_mirrors();

@@ -429,4 +429,49 @@ TEST(Runtime, RunReturnsNonDefaultConstructibleAndMoveOnlyResults) {
   EXPECT_EQ(*rt.run(make_ptr(9)), 9);
   EXPECT_EQ(rt.run([]() -> slaw::task<int> { co_return (co_await make_nd(3)).v + *co_await make_ptr(4); }()), 7);
 }
+
+// A result aligned beyond 16 bytes lies in a buffer aligned at run time (result_cell), so that every
+// promise lies 16 bytes into its frame (promise_base::frame_offset). Returned by a call, through a
+// spawn's slot, dropped, and by the run itself; the frame's handle is where self() says.
+struct alignas(64) wide {
+  long v[8];
+};
+struct frame_handle_check {
+  bool ok = false;
+  bool await_ready() const noexcept { return false; }
+  template <class P>
+  bool await_suspend(std::coroutine_handle<P> h) noexcept {
+    ok = h.address() == h.promise().self().address();
+    return false;  // goes on at once
+  }
+  bool await_resume() const noexcept { return ok; }
+};
+slaw::task<wide> make_wide(long x) {
+  EXPECT_TRUE(co_await frame_handle_check{});
+  wide w;
+  for (int i = 0; i < 8; ++i) w.v[i] = x + i;
+  co_return w;
+}
+slaw::task<long> sum_wides(int n) {
+  EXPECT_TRUE(co_await frame_handle_check{});
+  std::vector<wide> slots(static_cast<std::size_t>(n));
+  auto f = co_await slaw::start_finish();
+  for (int i = 0; i < n; ++i) co_await slaw::async(&slots[static_cast<std::size_t>(i)], make_wide, i);
+  co_await slaw::async(make_wide(100));  // dropped
+  const wide c = co_await make_wide(1000);
+  co_await slaw::end_finish(f);
+  long s = 0;
+  for (const wide& w : slots) s += w.v[7];
+  co_return s + c.v[7];
+}
+
+TEST(Runtime, OverAlignedResultsAndFrameLayout) {
+  for (auto mode : {slaw::policy::mode::wf, slaw::policy::mode::hf, slaw::policy::mode::dyn}) {
+    slaw::runtime rt(make_cfg(2, mode));
+    EXPECT_EQ(rt.run(sum_wides(50)), 50 * 7 + 49 * 50 / 2 + 1007);
+    const wide w = rt.run(make_wide(5));
+    EXPECT_EQ(w.v[0], 5);
+    EXPECT_EQ(w.v[7], 12);
+  }
+}
 }  // namespace

@@ -61,7 +61,15 @@ enum class task_kind : std::uint8_t { called = 0, spawned = 1, body = 2, queued 
 
 // The part of every task's promise the runtime works with.
 struct promise_base {
-  std::coroutine_handle<> self;
+  // Both compilers lay a coroutine frame out as its resume and destroy pointers, then the promise at
+  // the next multiple of its alignment, which promise<T> keeps at or under 16: the frame begins 16 bytes
+  // before the promise. Computed, the handle costs no store in every ramp and no load where a task is
+  // resumed (bench/results/frame_addresses/); promise<T>'s constructor asserts the layout.
+  static constexpr std::size_t frame_offset = 16;
+  std::coroutine_handle<> self() const noexcept {
+    return std::coroutine_handle<>::from_address(const_cast<char*>(reinterpret_cast<const char*>(this)) - frame_offset);
+  }
+
   promise_base* parent;  // called: the caller; work-first spawned: the parent to resume; body: the opener
   finish_node* join;     // spawned/queued: the IEF this task ends its unit in; body: its finish; called: unused
   finish_node* cur;      // innermost open finish of the code running in this frame
@@ -93,12 +101,11 @@ struct promise_base {
 // The destroy call as a cold entry (codegen.hpp), for callers whose common path should keep its values in
 // any register (worker::complete_other); the coroutines' own code measured better without.
 SLAW_COLD_ENTRY void cold_destroy(std::coroutine_handle<> frame) noexcept { frame.destroy(); }
-// `self`: p's frame (p->self, passed where the caller holds it already); `a`: this thread's allocator
-// (the worker's own, where the caller holds it already).
+// `a`: this thread's allocator (the worker's own, where the caller holds it already).
 // `KnownPlain`: the caller has tested plain_teardown already (spawned_plain).
 template <bool ColdDestroy = false, bool KnownPlain = false>
-[[gnu::always_inline]] inline void release_finished_frame(promise_base* p, std::coroutine_handle<> self,
-                                                          frame_allocator* a = tls_allocator) noexcept {
+[[gnu::always_inline]] inline void release_finished_frame(promise_base* p, frame_allocator* a = tls_allocator) noexcept {
+  const std::coroutine_handle<> self = p->self();
   void* f = self.address();
   const chunk_header* h = header_of(f);
   if ((KnownPlain || p->plain_teardown) && h->local_owner == a) [[likely]] {
@@ -109,7 +116,6 @@ template <bool ColdDestroy = false, bool KnownPlain = false>
   if constexpr (ColdDestroy) cold_destroy(self);
   else self.destroy();
 }
-[[gnu::always_inline]] inline void release_finished_frame(promise_base* p) noexcept { release_finished_frame(p, p->self); }
 
 // The final awaiter's second test: kind and plain_teardown are adjacent bytes, read as one 16-bit
 // value (little-endian: kind in the low byte), so that "a work-first child whose frame may be freed
@@ -262,16 +268,15 @@ class SLAW_EXPORT worker {
   // inlined into the final awaiter: left to itself, clang made it a call of its own once the trace
   // hook grew it, and fib(35) ran 6% slower for that, not for the hook's one test.
   // `KnownPlain`: p's plain_teardown is set (the final awaiter tested it with the kind).
-  // `self`: p's frame, where the caller holds it already (the final awaiter's handle).
   template <bool KnownPlain = false>
-  [[gnu::always_inline]] std::coroutine_handle<> complete_spawned(promise_base* p, std::coroutine_handle<> self) noexcept {
+  [[gnu::always_inline]] std::coroutine_handle<> complete_spawned(promise_base* p) noexcept {
     if (pre_.private_bottom_is(reinterpret_cast<std::uintptr_t>(p))) [[likely]] {
       ++tasks_up_;  // task_ends, whose rare branch also runs the timeline hook (task_band)
       if (--tasks_down_ == 0) [[unlikely]] spawned_returned_slow(p);
       pre_.drop_private_bottom();
       promise_base* par = p->parent;
-      release_finished_frame<false, KnownPlain>(p, self);
-      return par->self;
+      release_finished_frame<false, KnownPlain>(p);
+      return par->self();
     }
     return complete_spawned_slow(p);
   }
@@ -315,7 +320,7 @@ class SLAW_EXPORT worker {
       if (!may_run(p)) return post_waiter(waiter);
       enter_place(p);
     }
-    return waiter->self;
+    return waiter->self();
   }
   // Whether frame `x`, which already ran and is not inside the innermost finish this thread waits for in
   // place, may still be resumed on top of its waits: neither it nor the frames its end resumes directly
@@ -467,7 +472,7 @@ class SLAW_EXPORT worker {
 
  private:
   static std::int64_t frame_bytes(const promise_base* p) noexcept {
-    chunk_header* h = header_of(p->self.address());
+    chunk_header* h = header_of(p->self().address());
     return h->block_size;
   }
   // Every push onto the fresh deque: a queued task's bytes are added here and subtracted by whoever
