@@ -141,6 +141,7 @@ struct finish_awaiter {
     b.cur = &node;
     b.place = frame->place;
     b.out = nullptr;
+    b.exc = nullptr;
     return start_call(frame, b);
   }
   void await_resume() {

@@ -107,7 +107,6 @@ struct promise : detail::promise_base, promise_storage<T> {
   explicit promise(Params&...) noexcept {
     static_assert(alignof(promise) <= promise_base::frame_offset, "result_cell keeps the promise 16-byte aligned");
     assert(std::coroutine_handle<promise>::from_promise(*this).address() == this->self().address());
-    this->exc = nullptr;
     // A task starts as a call, so that the call awaiter need not store its kind (a spawn, a finish
     // body or a run sets its own). kind, plain_teardown and place are adjacent: one 4-byte store in the
     // ramp (GCC writes a 2-byte constant through a register). The spawn or call sets the place.
@@ -178,12 +177,16 @@ struct call_awaiter {
 
   [[gnu::always_inline]] bool await_ready() const noexcept { return false; }
   [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<>) noexcept {
+    // The fields are read once: the awaiter lives in the caller's frame, so a store into the callee
+    // could alias them for all the compiler knows.
+    promise_base* const from = caller;
     promise<T>& c = callee.promise();  // kind: `called` since the ramp (promise's constructor)
-    c.parent = caller;
-    c.cur = caller->cur;
-    c.place = caller->place;
+    c.parent = from;
+    c.cur = from->cur;
+    c.place = from->place;
+    c.exc = nullptr;  // the ramp leaves it to calls and finish bodies: spawned tasks never read it
     c.set_target(nullptr);
-    return start_call(caller, c);
+    return start_call(from, c);
   }
   [[gnu::always_inline]] T await_resume() {
     struct destroy_guard {

@@ -76,7 +76,8 @@ struct promise_base {
   // Spawned and queued tasks never use `exc` (their exceptions go to their finish): they keep their
   // name there instead, written by the spawn only while a timeline trace records (docs/tracing.md).
   union {
-    std::exception_ptr* exc;  // called/body tasks: rethrown in the awaiting frame (allocated when thrown)
+    std::exception_ptr* exc;  // called/body tasks: rethrown in the awaiting frame (allocated when thrown);
+                              // null from the call or the finish that starts the task (not the ramp)
     const char* name;         // spawned/queued tasks under a timeline trace: slaw::named's string, or null
   };
   task_kind kind;
