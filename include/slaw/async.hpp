@@ -156,7 +156,7 @@ struct spawn_request {
     child->set_target(slot);
     child->join = f;
     child->cur = f;
-    child->parent = parent;
+    child->parent = parent->frame();
     SLAW_SERIAL_ORDER_NOTE_CHILD(parent, child);
     w->task_begins();
     if constexpr (spawn_clauses<S>::placed) {

@@ -136,7 +136,7 @@ struct finish_awaiter {
     h = body().release();
     promise<void>& b = h.promise();
     b.kind = detail::task_kind::body;
-    b.parent = frame;
+    b.parent = frame->frame();
     b.join = &node;
     b.cur = &node;
     b.place = frame->place;

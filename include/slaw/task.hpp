@@ -149,7 +149,7 @@ SLAW_EXPORT std::coroutine_handle<> end_body(detail::promise_base& body) noexcep
 template <class T>
 [[gnu::always_inline]] inline std::coroutine_handle<> final_awaiter<T>::await_suspend(std::coroutine_handle<promise<T>> h) noexcept {
   detail::promise_base& p = h.promise();
-  if (p.kind == detail::task_kind::called) [[likely]] return p.parent->self();
+  if (p.kind == detail::task_kind::called) [[likely]] return std::coroutine_handle<>::from_address(p.parent);
   if (detail::kind_and_teardown(p) == detail::spawned_plain) [[likely]] return detail::tls_worker->complete_spawned<true>(&p);
   if (p.kind == detail::task_kind::queued) return detail::tls_worker->complete_queued(&p);
   return detail::tls_worker->complete_other(&p);
@@ -181,7 +181,7 @@ struct call_awaiter {
     // could alias them for all the compiler knows.
     promise_base* const from = caller;
     promise<T>& c = callee.promise();  // kind: `called` since the ramp (promise's constructor)
-    c.parent = from;
+    c.parent = from->frame();
     c.cur = from->cur;
     c.place = from->place;
     c.exc = nullptr;  // the ramp leaves it to calls and finish bodies: spawned tasks never read it

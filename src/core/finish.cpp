@@ -47,7 +47,7 @@ void rethrow_body_or_children(std::exception_ptr* body_exc, finish_node& f) {
 
 std::coroutine_handle<> end_body(detail::promise_base& body) noexcept {
   detail::finish_node* f = body.join;
-  detail::promise_base* opener = body.parent;
+  detail::promise_base* opener = detail::promise_of(body.parent);
   if (detail::recording()) [[unlikely]] record_body_end(&body, opener);
   if (f->only_body_left()) return opener->self();
   return detail::tls_worker->join_at_end(f, opener);

@@ -34,10 +34,10 @@ std::coroutine_handle<> worker::complete_spawned_slow(promise_base* p) noexcept 
           ++base_;
           watch_depth();
         }
-        promise_base* par = p->parent;
-        if (tl_) [[unlikely]] trace_child_returned(p, par);
+        void* const par = p->parent;
+        if (tl_) [[unlikely]] trace_child_returned(p, promise_of(par));
         release_finished_frame(p);
-        return par->self();
+        return std::coroutine_handle<>::from_address(par);
       }
       case split_deque::shared_pop::stolen:
       case split_deque::shared_pop::not_mine:
@@ -58,7 +58,7 @@ std::coroutine_handle<> worker::complete_queued(promise_base* p) noexcept {
   task_ends();
   sync_mirrors();
   finish_node* f = p->join;
-  bool root = p->parent == nullptr;
+  bool root = !p->parent;
   release_finished_frame(p);
   std::coroutine_handle<> next = f->arrive();
   if (!is_noop(next)) {

@@ -35,14 +35,14 @@ bool worker::may_resume_over_waits(const promise_base* x) const noexcept {
   for (;;) {
     // The scopes x opened: from its innermost open finish up to the one it started in (a call's is its
     // caller's innermost at the call; a spawned task's or a body's is its join).
-    const finish_node* base = x->kind == task_kind::called ? x->parent->cur : x->join;
+    const finish_node* base = x->kind == task_kind::called ? promise_of(x->parent)->cur : x->join;
     for (const finish_node* s = x->cur; s && s != base; s = s->parent)
       for (const wait_link* w = waits_; w; w = w->outer)
         if (w->f->is_inside(s)) return false;
     if (x->kind == task_kind::spawned || x->kind == task_kind::queued) return true;
     // Its end resumes, on this thread, its caller, the finish's opener, or (joined) its finish's waiter,
     // which need not be its parent: an escaping async's parent may be gone.
-    x = x->kind == task_kind::joined ? x->join->waiter : x->parent;
+    x = x->kind == task_kind::joined ? x->join->waiter : promise_of(x->parent);
   }
 }
 

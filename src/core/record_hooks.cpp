@@ -35,7 +35,7 @@ bool record_call_return(promise_base* callee) noexcept {
   const bool marker = callee->exc == &call_return_marker;
   if (marker) callee->exc = nullptr;
   // An exception replaced the marker: the call was recorded all the same if the runtime records.
-  if (dag_log* log = running_log(); log && (marker || recording())) log->note(dag::dag_op::ret, callee, callee->parent);
+  if (dag_log* log = running_log(); log && (marker || recording())) log->note(dag::dag_op::ret, callee, promise_of(callee->parent));
   return marker;
 }
 

@@ -14,7 +14,7 @@ namespace {
 // awaits it: walk up to the spawned or queued frame, which holds the name. Every frame on the way is
 // suspended in an await, so nothing read here changes meanwhile.
 const char* task_name(const promise_base* f) noexcept {
-  while (!(static_cast<unsigned>(f->kind) & 1)) f = f->parent;
+  while (!(static_cast<unsigned>(f->kind) & 1)) f = promise_of(f->parent);
   return f->name;
 }
 }  // namespace
@@ -32,7 +32,7 @@ void worker::trace_segment(segment_kind k, const char* name, std::uint64_t flow)
 void worker::trace_queued(promise_base* child, const char* name, policy::schedule clause) noexcept {
   child->name = name;
   if (rec_)  // the parent goes on
-    rec_->note(dag::dag_op::spawn, child->parent, child->parent, reinterpret_cast<std::uintptr_t>(child),
+    rec_->note(dag::dag_op::spawn, promise_of(child->parent), promise_of(child->parent), reinterpret_cast<std::uintptr_t>(child),
                static_cast<std::uint32_t>(frame_bytes(child)), static_cast<std::uint8_t>(clause),
                name == dag_internal_task);
 }
@@ -40,7 +40,7 @@ void worker::trace_queued(promise_base* child, const char* name, policy::schedul
 void worker::trace_work_first(promise_base* child, const char* name, policy::schedule clause) noexcept {
   child->name = name;
   if (rec_)  // the child starts
-    rec_->note(dag::dag_op::spawn, child->parent, child, reinterpret_cast<std::uintptr_t>(child),
+    rec_->note(dag::dag_op::spawn, promise_of(child->parent), child, reinterpret_cast<std::uintptr_t>(child),
                static_cast<std::uint32_t>(frame_bytes(child)), static_cast<std::uint8_t>(clause),
                name == dag_internal_task);
   // With the quota spent the spawn gives up instead, and the child starts elsewhere (trace_give_up).

@@ -136,7 +136,7 @@ void worker::publish_tasks() noexcept {
 
 void worker::spawned_returned_slow(promise_base* p) noexcept {
   publish_tasks();
-  if (tl_) trace_child_returned(p, p->parent);
+  if (tl_) trace_child_returned(p, promise_of(p->parent));
 }
 
 void worker::pushed_preempted(unsigned r) noexcept {

@@ -58,6 +58,15 @@
 #endif
 #define SLAW_COLD_ENTRY SLAW_COLD_CC [[gnu::noinline, gnu::cold, maybe_unused]] static
 
+// ---- addresses in a coroutine's frame ----
+// Clang computes the address of every object of a coroutine's frame that is used as a value (a local
+// whose address is taken, an awaiter passed by pointer, the promise itself) once, at the entry of the
+// resume function: one `lea` at each of its entries, and a callee-saved register held through the
+// whole function. So the fast path uses the frame's own address, which it holds anyway: a task's
+// handle is computed from its promise (promise_base::self), the parent link holds the parent's frame
+// (promise_base::parent), and no exception_ptr is a local of a coroutine (rethrow_owned). Clang's fib
+// node 303 -> 287 instructions, GCC's 371 -> 364 (bench/results/frame_addresses/).
+
 // ---- how a task is passed ----
 // Every coroutine returns its slaw::task from the ramp (frame allocation and set-up). The task has a
 // destructor, so the Itanium ABI returns it through memory: the caller passes the address of a

@@ -66,18 +66,20 @@ struct promise_base {
   // before the promise. Computed, the handle costs no store in every ramp and no load where a task is
   // resumed (bench/results/frame_addresses/); promise<T>'s constructor asserts the layout.
   static constexpr std::size_t frame_offset = 16;
-  std::coroutine_handle<> self() const noexcept {
-    return std::coroutine_handle<>::from_address(const_cast<char*>(reinterpret_cast<const char*>(this)) - frame_offset);
-  }
+  void* frame() const noexcept { return const_cast<char*>(reinterpret_cast<const char*>(this)) - frame_offset; }
+  std::coroutine_handle<> self() const noexcept { return std::coroutine_handle<>::from_address(frame()); }
 
-  promise_base* parent;  // called: the caller; work-first spawned: the parent to resume; body: the opener
+  // called: the caller; work-first spawned: the parent to resume; body: the opener (null for a run's
+  // root task). Its frame (promise_base::frame), not its promise: the spawn and the call hold the
+  // frame's address in a register, and a return resumes it with no conversion (promise_of gives the
+  // promise). A plain pointer: a coroutine_handle member would be zeroed by every ramp.
+  void* parent;
   finish_node* join;     // spawned/queued: the IEF this task ends its unit in; body: its finish; called: unused
   finish_node* cur;      // innermost open finish of the code running in this frame
   // Spawned and queued tasks never use `exc` (their exceptions go to their finish): they keep their
   // name there instead, written by the spawn only while a timeline trace records (docs/tracing.md).
   union {
-    std::exception_ptr* exc;  // called/body tasks: rethrown in the awaiting frame (allocated when thrown);
-                              // null from the call or the finish that starts the task (not the ramp)
+    std::exception_ptr* exc;  // called/body tasks: rethrown in the awaiting frame (allocated when thrown)
     const char* name;         // spawned/queued tasks under a timeline trace: slaw::named's string, or null
   };
   task_kind kind;
@@ -90,6 +92,11 @@ struct promise_base {
   std::uint16_t place;
   std::uint32_t start_charge;  // quota give-ups: frame bytes the worker that starts this task pays
 };
+
+// The promise of a task's frame (promise_base::frame_offset); null for null.
+inline promise_base* promise_of(void* frame) noexcept {
+  return frame ? reinterpret_cast<promise_base*>(static_cast<char*>(frame) + promise_base::frame_offset) : nullptr;
+}
 
 // Frees the frame of a task that reached its final suspend. Its destroy function would run the
 // promise's and the parameter copies' destructors (nothing else is alive at the final suspend) and free
@@ -145,7 +152,7 @@ inline promise_base* detach_entry(std::uintptr_t e) noexcept {
   if (e & entry_tags) return entry_promise(e);
   promise_base* child = entry_promise(e);
   child->join->add_unit();
-  return child->parent;
+  return promise_of(child->parent);
 }
 
 // Counters written by the owner only (relaxed, read racily by stats()).
@@ -275,9 +282,9 @@ class SLAW_EXPORT worker {
       ++tasks_up_;  // task_ends, whose rare branch also runs the timeline hook (task_band)
       if (--tasks_down_ == 0) [[unlikely]] spawned_returned_slow(p);
       pre_.drop_private_bottom();
-      promise_base* par = p->parent;
+      void* const par = p->parent;
       release_finished_frame<false, KnownPlain>(p);
-      return par->self();
+      return std::coroutine_handle<>::from_address(par);
     }
     return complete_spawned_slow(p);
   }

@@ -125,7 +125,7 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const fini
   split_deque::entry* const lo = &s->entries[s->bottom];  // e_1; lo[c - 1] is e_c, the one to run
   s->bottom += c;
   abandoned_entries_.fetch_sub(c, std::memory_order_seq_cst);
-  if (inside_of && (c > 1 || !(lo[0] & entry_tags ? entry_promise(lo[0]) : entry_promise(lo[0])->parent)
+  if (inside_of && (c > 1 || !(lo[0] & entry_tags ? entry_promise(lo[0]) : promise_of(entry_promise(lo[0])->parent))
                                   ->cur->is_inside(inside_of))) {
     // A waiting thief that may not run the batch leaves it right of the victim, ownerless, as if it had
     // stolen and given it up at once. Detached first: the victim's next bottom may resume e_c's frame
@@ -254,7 +254,7 @@ deque_list::wait_anchor deque_list::begin_wait(worker& w, const finish_node* f) 
   node* in_f = new_abandoned();
   node* below = new_abandoned();
   for (split_deque::entry e : all) {  // bottom first; an untagged entry stands for its parent's frame
-    const promise_base* frame = (e & entry_tags) ? entry_promise(e) : entry_promise(e)->parent;
+    const promise_base* frame = (e & entry_tags) ? entry_promise(e) : promise_of(entry_promise(e)->parent);
     (frame->cur->is_inside(f) ? in_f : below)->entries.push_back(e);
   }
   for (node* d : {in_f, below})
