@@ -58,14 +58,14 @@ struct result_cell<T, true> {
   alignas(promise_base::frame_offset) unsigned char raw[sizeof(T) + alignof(T) - promise_base::frame_offset];
   T* get() noexcept {
     const auto a = (reinterpret_cast<std::uintptr_t>(raw) + alignof(T) - 1) & ~(std::uintptr_t{alignof(T)} - 1);
-    return std::launder(reinterpret_cast<T*>(a));
+    return reinterpret_cast<T*>(a);
   }
 };
 
 template <class T>
 struct promise_storage {
   // A trivially copyable result always has a target, so that co_return stores it with no test: the
-  // caller's slot, or this frame's own `value` (a call's result, or a spawned task's dropped one).
+  // caller's slot, or this frame's own cell, value() (a call's result, or a spawned task's dropped one).
   // Other results: spawned tasks' slot, or null to discard it; calls: null.
   static constexpr bool always_stored = std::is_trivially_copyable_v<T>;
   T* out;
