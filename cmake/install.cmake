@@ -1,5 +1,5 @@
 # Install rules (cmake --install BUILD --prefix P): the headers, the library, the CMake package
-# (find_package(slaw) -> slaw::slaw), pkg-config's slaw.pc, and the commands slaw-bench and slaw-trace.
+# (find_package(slaw) -> slaw::slaw), pkg-config's slaw.pc, and the commands.
 # Paths follow GNUInstallDirs (lib/<multiarch> under /usr on Debian).
 include(CMakePackageConfigHelpers)
 
@@ -9,7 +9,8 @@ install(TARGETS slaw EXPORT slawTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/slaw DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.hpp" PATTERN "*.def")
-install(FILES ${PROJECT_BINARY_DIR}/include/slaw/export.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/slaw)
+install(FILES ${PROJECT_BINARY_DIR}/include/slaw/export.hpp ${PROJECT_BINARY_DIR}/include/slaw/build_config.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/slaw)
 
 # hwloc (places, found through pkg-config as PkgConfig::SLAW_HWLOC): a static libslaw's users link it
 # too, so slawConfig.cmake finds it again and slaw.pc requires it; a shared libslaw keeps it to itself.
@@ -52,15 +53,29 @@ foreach(dir LIBDIR INCLUDEDIR)
   endif()
 endforeach()
 # The headers need C++20 (coroutines) and, for the static library, the define that empties SLAW_EXPORT.
-set(SLAW_PC_CFLAGS "-std=c++20 -pthread")
+# -foptimize-sibling-calls and SLAW_SIBLING_CALLS: GCC's symmetric transfer as a tail call at every
+# optimisation level (include/slaw/detail/transfer.hpp); clang accepts the flag and needs neither.
+set(SLAW_PC_CFLAGS "-std=c++20 -pthread -foptimize-sibling-calls -DSLAW_SIBLING_CALLS")
 if(NOT slaw_library_type STREQUAL "SHARED_LIBRARY")
   string(APPEND SLAW_PC_CFLAGS " -DSLAW_STATIC_DEFINE")
+endif()
+# A sanitized library's users compile and link with its sanitizer (include/slaw/detail/sanitizers.hpp).
+set(SLAW_PC_SANITIZE "")
+if(slaw_sanitizer_flags)
+  set(SLAW_PC_SANITIZE " ${slaw_sanitizer_flags}")
+  string(APPEND SLAW_PC_CFLAGS "${SLAW_PC_SANITIZE}")
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/slaw.pc.in ${PROJECT_BINARY_DIR}/slaw.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/slaw.pc DESTINATION ${SLAW_PC_DIR})
 
-# The commands.
-if(TARGET slaw-bench)
-  install(TARGETS slaw-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The commands: slaw-top (the jobs sharing the machine), slaw-sim (the simulator, with its plotting
+# script in share/slaw), slaw-trace (timeline traces), and slaw-bench when it is built.
+foreach(tool slaw-bench slaw-top slaw-sim)
+  if(TARGET ${tool})
+    install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endif()
+endforeach()
+if(TARGET slaw-sim)
+  install(FILES ${PROJECT_SOURCE_DIR}/src/sim/plot_sim.py DESTINATION ${CMAKE_INSTALL_DATADIR}/slaw)
 endif()
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/slaw-trace TYPE BIN)

@@ -1,6 +1,6 @@
 # `make package`: a Debian package of the install tree, prefix /usr (CPack's DEB generator).
 # One package, not a -dev split: the library is static, so everything in it (headers, libslaw.a, the
-# CMake and pkg-config files, slaw-bench, slaw-trace) is for building and measuring programs; nothing
+# CMake and pkg-config files, the commands) is for building and measuring programs; nothing
 # would go into a run-time package.
 set(SLAW_PACKAGE_MAINTAINER "Seed 1a5bc098 maintainers <maintainers@users.noreply.a-seed-1a5bc098.example>"
     CACHE STRING "The Debian package's Maintainer field: Name <email>")
@@ -22,10 +22,11 @@ scheduler, DFDeques(K), bounds the memory of a run.
 .
 This package holds the static library, its headers, the CMake package
 (find_package(slaw), target slaw::slaw), the pkg-config file, and the
-commands slaw-bench (the benchmark suite) and slaw-trace (draws timeline
-traces).")
+commands slaw-bench (the benchmark suite), slaw-top (the jobs sharing the
+machine's cores), slaw-sim (the scheduling simulator) and slaw-trace
+(draws timeline traces).")
 # The libraries of the installed programs (slaw-bench links oneTBB, OpenMP, OpenSSL) come from
-# dpkg-shlibdeps; slaw-trace is Python with matplotlib. Programs using slaw need a C++20 compiler, and
+# dpkg-shlibdeps; slaw-trace (and slaw-sim --plot) is Python with matplotlib. Programs using slaw need a C++20 compiler, and
 # a static libslaw that uses hwloc needs its development files (through pkg-config) in users' builds.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(slaw_deb_depends "")

@@ -194,7 +194,7 @@ template <class T, unsigned S>
 // Clang (codegen.hpp): the request is a value in registers, and the awaiter holds only what its
 // await_suspend needs: the child to run here (null: nothing to suspend for) and the clauses.
 template <class T, unsigned S>
-struct spawn_awaiter {
+struct SLAW_TRANSFER_ABI spawn_awaiter {
   promise<T>* child;
   [[no_unique_address]] spawn_clauses<S> clauses;
 
@@ -204,7 +204,7 @@ struct spawn_awaiter {
   [[gnu::always_inline]] bool await_ready() const noexcept { return child == nullptr; }
   template <class P>
   [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
-    return start_work_first(&h.promise(), child, clauses);
+    return transfer(start_work_first(&h.promise(), child, clauses));
   }
   [[gnu::always_inline]] void await_resume() const noexcept {}
 };
@@ -212,13 +212,13 @@ struct spawn_awaiter {
 // GCC (codegen.hpp): the awaiter, in the parent's frame, holds the request; the spawn begins in
 // await_ready.
 template <class T, unsigned S>
-struct spawn_awaiter {
+struct SLAW_TRANSFER_ABI spawn_awaiter {
   spawn_request<T, S> r;
 
   [[gnu::always_inline]] static spawn_awaiter make(const spawn_request<T, S>& r) noexcept { return {r}; }
   [[gnu::always_inline]] bool await_ready() noexcept { return !r.begin(); }
   [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<>) noexcept {
-    return start_work_first(r.parent, r.child, r.clauses);
+    return transfer(start_work_first(r.parent, r.child, r.clauses));
   }
   [[gnu::always_inline]] void await_resume() const noexcept {}
 };

@@ -21,7 +21,7 @@ namespace slaw {
 class finish_scope;
 namespace detail {
 struct start_finish_awaiter;
-struct end_finish_awaiter;
+struct SLAW_TRANSFER_ABI end_finish_awaiter;
 void check_end_finish(const promise_base& frame, const finish_scope& s) noexcept(false);
 [[noreturn]] SLAW_EXPORT void throw_bad_end_finish(bool already_ended);
 // Rethrows the exception stashed in `f` (out of line: see rethrow_owned).
@@ -79,7 +79,7 @@ inline start_finish_awaiter transform(detail::promise_base& p, start_finish_op, 
 // awaiter, holding null, does nothing. An awaiter lives in the frame (codegen.hpp, "where a spawn
 // begins"), so the scope it held was stored and loaded back, and await_resume tested for an exception
 // that a count of exactly 1 has already ruled out (5 instructions of a fib node under clang).
-struct end_finish_awaiter {
+struct SLAW_TRANSFER_ABI end_finish_awaiter {
   finish_scope* scope;  // null: ended in transform; else the scope to end after the wait
   [[gnu::always_inline]] static end_finish_awaiter make(detail::promise_base& p, finish_scope* s) noexcept {
     // Only the body is left (no exception either: exc_bit would make the count differ from 1).
@@ -93,7 +93,7 @@ struct end_finish_awaiter {
   [[gnu::always_inline]] bool await_ready() const noexcept { return scope == nullptr; }
   template <class P>
   std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) const noexcept {
-    return detail::tls_worker->join_at_end(&scope->node_, &h.promise());
+    return transfer(detail::tls_worker->join_at_end(&scope->node_, &h.promise()));
   }
   [[gnu::always_inline]] void await_resume() const {
     if (!scope) return;
@@ -120,7 +120,7 @@ struct finish_op {
 };
 
 template <class Body>
-struct finish_awaiter {
+struct SLAW_TRANSFER_ABI finish_awaiter {
   using body_task = std::invoke_result_t<Body&>;
   using T = typename body_task::value_type;
   static_assert(std::is_void_v<T>, "slaw::finish: the body must return slaw::task<void>");
@@ -142,7 +142,7 @@ struct finish_awaiter {
     b.place = frame->place;
     b.out = nullptr;
     b.exc = nullptr;
-    return start_call(frame, b);
+    return transfer(start_call(frame, b));
   }
   void await_resume() {
     std::exception_ptr* body_exc = h.promise().exc;

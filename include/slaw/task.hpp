@@ -13,6 +13,7 @@
 #include "slaw/detail/codegen.hpp"
 #include "slaw/detail/record_hooks.hpp"
 #include "slaw/detail/serial_order.hpp"
+#include "slaw/detail/transfer.hpp"
 #include "slaw/export.hpp"
 #include "slaw/detail/worker.hpp"
 
@@ -35,7 +36,7 @@ template <class T>
 struct promise;
 
 template <class T>
-struct final_awaiter {
+struct SLAW_TRANSFER_ABI final_awaiter {
   [[gnu::always_inline]] bool await_ready() const noexcept { return false; }
   [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<promise<T>> h) noexcept;
   [[gnu::always_inline]] void await_resume() const noexcept {}
@@ -149,10 +150,11 @@ SLAW_EXPORT std::coroutine_handle<> end_body(detail::promise_base& body) noexcep
 template <class T>
 [[gnu::always_inline]] inline std::coroutine_handle<> final_awaiter<T>::await_suspend(std::coroutine_handle<promise<T>> h) noexcept {
   detail::promise_base& p = h.promise();
-  if (p.kind == detail::task_kind::called) [[likely]] return std::coroutine_handle<>::from_address(p.parent);
-  if (detail::kind_and_teardown(p) == detail::spawned_plain) [[likely]] return detail::tls_worker->complete_spawned<true>(&p);
-  if (p.kind == detail::task_kind::queued) return detail::tls_worker->complete_queued(&p);
-  return detail::tls_worker->complete_other(&p);
+  if (p.kind == detail::task_kind::called) [[likely]] return detail::transfer(std::coroutine_handle<>::from_address(p.parent));
+  if (detail::kind_and_teardown(p) == detail::spawned_plain) [[likely]]
+    return detail::transfer(detail::tls_worker->complete_spawned<true>(&p));
+  if (p.kind == detail::task_kind::queued) return detail::transfer(detail::tls_worker->complete_queued(&p));
+  return detail::transfer(detail::tls_worker->complete_other(&p));
 }
 
 // Starts `callee`, set up as a sequential call or a finish body of `caller`: transfers to it, unless the
@@ -171,7 +173,7 @@ template <class T>
 
 // Sequential call: the callee shares the caller's unit and its innermost finish.
 template <class T>
-struct call_awaiter {
+struct SLAW_TRANSFER_ABI call_awaiter {
   detail::promise_base* caller;
   std::coroutine_handle<promise<T>> callee;
 
@@ -186,7 +188,7 @@ struct call_awaiter {
     c.place = from->place;
     c.exc = nullptr;  // the ramp leaves it to calls and finish bodies: spawned tasks never read it
     c.set_target(nullptr);
-    return start_call(from, c);
+    return transfer(start_call(from, c));
   }
   [[gnu::always_inline]] T await_resume() {
     struct destroy_guard {

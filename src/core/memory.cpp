@@ -40,7 +40,7 @@ struct give_up_point {
   bool await_ready() const noexcept { return false; }
   template <class P>
   std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) const noexcept {
-    return detail::tls_worker->give_up_here(&h.promise());
+    return detail::transfer(detail::tls_worker->give_up_here(&h.promise()));
   }
   void await_resume() const noexcept {}
 };

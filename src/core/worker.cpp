@@ -13,6 +13,7 @@
 #include "core/runtime_impl.hpp"
 #include "core/scheduler.hpp"
 #include "slaw/detail/record_hooks.hpp"
+#include "slaw/detail/transfer.hpp"
 #include "slaw/policy/local_order.hpp"
 #include "trace/policy_trace.hpp"
 #include "trace/timeline.hpp"
@@ -20,6 +21,7 @@
 namespace slaw::detail {
 
 constinit thread_local worker* tls_worker = nullptr;
+constinit thread_local void* tls_next_transfer = nullptr;
 
 namespace {
 promise_base* as_promise(split_deque::entry e) noexcept { return entry_promise(e); }
@@ -154,7 +156,7 @@ void worker::run_strand(promise_base* p) noexcept {
   begin_strand(p->place);
   c_.tasks_run.bump();
   if (tl_) trace_strand_begins(p);
-  p->self().resume();
+  resume_chain(p->self());
   if (tl_) trace_strand_ends();
 }
 
@@ -414,7 +416,7 @@ void worker::main_loop() {
     begin_strand(p->place);
     c_.tasks_run.bump();
     if (tl_) trace_strand_begins(p);
-    p->self().resume();
+    resume_chain(p->self());
     if (tl_) trace_strand_ends();
     alloc_->drain_remote();
     sync_mirrors();

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 
@@ -35,9 +36,20 @@ void list() {
   std::cout << "\nThe measured model:\n" << costs{}.describe();
 }
 
+// The plotting script: beside an installed slaw-sim (bin/../share/slaw), else in the source tree.
+std::string plot_script() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path installed = exe.parent_path() / SLAW_SIM_PLOT_INSTALLED;
+    if (std::filesystem::is_regular_file(installed, ec)) return installed.lexically_normal().string();
+  }
+  return SLAW_SIM_PLOT_SCRIPT;
+}
+
 // Runs the plotting script without a shell: python SCRIPT CSV PNG TITLE.
 int plot(const options& o, const std::string& csv, const std::string& title) {
-  const std::string script = SLAW_SIM_PLOT_SCRIPT;
+  const std::string script = plot_script();
   std::vector<std::string> args{o.python, script, csv, o.plot, title};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());

@@ -14,6 +14,14 @@
 #      contents; as root it is installed with dpkg -i and removed again at the end, otherwise (or when a
 #      slaw package is installed already) it is extracted with dpkg-deb -x; the consumer is built
 #      against it both ways.
+#   4. every way a user builds while developing, against the static library of each compiler: CMake build
+#      types (none, Debug, RelWithDebInfo, Release, MinSizeRel), plain command lines at -O0/-Og/-O1/-O2/-O3
+#      with pkg-config's flags and one at -O1 without them, and -fsanitize=address,undefined; each consumer
+#      runs chains of 10^6 nested spawns and calls (the symmetric transfer: include/slaw/detail/transfer.hpp).
+#   5. ThreadSanitizer: slaw built and installed with -DSLAW_SANITIZE=thread, a consumer built against it
+#      through find_package and pkg-config runs with no report; a TSan consumer of the ordinary library is
+#      refused at compile time with a message that says why.
+#   6. the installed commands slaw-top, slaw-sim and slaw-trace run from the prefix.
 # Any failure stops the script with a non-zero status, naming the step and printing the end of its log.
 # Environment: CXX_GCC (g++), CXX_CLANG (clang++-19), JOBS (nproc).
 set -euo pipefail
@@ -81,12 +89,13 @@ run_consumer() {
   grep -q "consumer: all checks passed" "$LOG" || fail "$1 did not report its checks as passed"
 }
 
-# consumer_cmake DIR CXX PREFIX EXPECTED_CONFIG_DIR: configure, build and run the consumer through
-# find_package, with CMAKE_PREFIX_PATH=PREFIX (empty: the system's paths only); slaw must be found in
-# EXPECTED_CONFIG_DIR.
+# consumer_cmake DIR CXX PREFIX EXPECTED_CONFIG_DIR [BUILD_TYPE]: configure, build and run the consumer
+# through find_package, with CMAKE_PREFIX_PATH=PREFIX (empty: the system's paths only); slaw must be
+# found in EXPECTED_CONFIG_DIR. BUILD_TYPE: CMAKE_BUILD_TYPE (default Release; "none": left unset).
 consumer_cmake() {
-  local dir=$1 cxx=$2 prefix=$3 expected=$4
-  run cmake -S "$CONSUMER" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
+  local dir=$1 cxx=$2 prefix=$3 expected=$4 build_type=${5:-Release}
+  [[ $build_type == none ]] && build_type=""
+  run cmake -S "$CONSUMER" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" -DCMAKE_CXX_COMPILER="$cxx" \
     -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
   local found
   found=$(sed -n 's/^slaw_DIR:PATH=//p' "$dir/CMakeCache.txt")
@@ -212,6 +221,101 @@ mkdir -p "$abi"
     fail "the mixed link failed, but not on the ABI-tagged triangle(int)"
 }
 
+# Every way a user builds while developing, side by side (JOBS at a time, each with its log; the first
+# failure is reported with the end of its log). Each line of the list: NAME, then the command.
+run_many() {
+  local list=$1 name cmd pids=() names=() i rc=0
+  mkdir -p "$WORK/logs"
+  while IFS='|' read -r name cmd; do
+    [[ -n $name ]] || continue
+    while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
+    (LOG=$WORK/logs/$name.log; eval "$cmd" >>"$LOG" 2>&1) &
+    pids+=($!)
+    names+=("$name")
+  done <<<"$list"
+  for i in "${!pids[@]}"; do
+    if ! wait "${pids[$i]}"; then
+      cp "$WORK/logs/${names[$i]}.log" "$LOG"
+      fail "${names[$i]} failed (its log: $WORK/logs/${names[$i]}.log)"
+    fi
+    grep -q "consumer: all checks passed" "$WORK/logs/${names[$i]}.log" ||
+      { cp "$WORK/logs/${names[$i]}.log" "$LOG"; fail "${names[$i]}: the consumer did not report its checks as passed"; }
+  done
+  echo "package-check:   ${#names[@]} consumers passed: ${names[*]}"
+}
+
+# by_hand EXE CXX PC_DIR FLAGS...: compile the consumer with one command line and run it.
+by_hand() {
+  local exe=$1 cxx=$2 pcdir=$3
+  shift 3
+  # shellcheck disable=SC2046  # the flags are words
+  "$cxx" "$@" -Wall -Wextra -Werror "$CONSUMER/main.cpp" $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs slaw) -o "$exe" &&
+    "$exe"
+}
+
+step "consumer builds of every kind against the static libraries: CMake build types, -O0 to -O3, ASan+UBSan"
+matrix=""
+for cxx in "$CXX_GCC" "$CXX_CLANG"; do
+  tag=$(basename "$cxx")
+  prefix=$WORK/prefix-$tag-static
+  pcdir=$(dirname "$(find "$prefix" -name slaw.pc)")
+  cfgdir=$(dirname "$(find "$prefix" -name slawConfig.cmake)")
+  for bt in none Debug RelWithDebInfo Release MinSizeRel; do
+    matrix+="cmake-$tag-$bt|consumer_cmake '$WORK/bt-$tag-$bt' '$cxx' '$prefix' '$cfgdir' $bt"$'\n'
+  done
+  for o in -O0 -Og -O1 -O2 -O3; do
+    matrix+="hand-$tag$o|by_hand '$WORK/hand-$tag$o' '$cxx' '$pcdir' $o"$'\n'
+  done
+  # ASan and UBSan against the ordinary (uninstrumented) library: slaw's pool is not poisoned then
+  # (include/slaw/detail/sanitizers.hpp), everything else of the program is checked.
+  for o in -O0 -O2; do
+    matrix+="asan-$tag$o|ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 by_hand '$WORK/asan-$tag$o' '$cxx' '$pcdir' $o -g -fsanitize=address,undefined -fno-sanitize-recover=undefined"$'\n'
+  done
+done
+# Without pkg-config's flags GCC's headers cannot know that sibling calls are on and resume through the
+# loop: -O1 (no sibling calls) must work that way.
+gcc_prefix=$WORK/prefix-$(basename "$CXX_GCC")-static
+gcc_libdir=$(dirname "$(dirname "$(find "$gcc_prefix" -name slaw.pc)")")
+matrix+="bare-$(basename "$CXX_GCC")-O1|'$CXX_GCC' -std=c++20 -O1 -pthread -DSLAW_STATIC_DEFINE -I'$gcc_prefix/include' '$CONSUMER/main.cpp' -L'$gcc_libdir' -lslaw \$(pkg-config --libs hwloc) -o '$WORK/bare-gcc-O1' && '$WORK/bare-gcc-O1'"$'\n'
+run_many "$matrix"
+
+step "ThreadSanitizer: slaw built with -DSLAW_SANITIZE=thread ($(basename "$CXX_CLANG")), installed into a prefix of its own"
+tsan_build=$WORK/build-tsan tsan_prefix=$WORK/prefix-tsan
+run cmake -S "$SRC" -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CXX_CLANG" \
+  -DSLAW_SANITIZE=thread -DSLAW_BUILD_TESTS=OFF -DSLAW_BUILD_EXAMPLES=OFF -DSLAW_BUILD_BENCH=OFF
+run cmake --build "$tsan_build" -j "$JOBS"
+run cmake --install "$tsan_build" --prefix "$tsan_prefix"
+tsan_pc=$(dirname "$(find "$tsan_prefix" -name slaw.pc)")
+tsan_cfg=$(dirname "$(find "$tsan_prefix" -name slawConfig.cmake)")
+step "ThreadSanitizer: consumers through find_package and pkg-config report nothing"
+export TSAN_OPTIONS="halt_on_error=1 exitcode=66"
+run_many "tsan-cmake|consumer_cmake '$WORK/tsan-cmake' '$CXX_CLANG' '$tsan_prefix' '$tsan_cfg' Debug
+tsan-hand|by_hand '$WORK/tsan-hand' '$CXX_CLANG' '$tsan_pc' -O1 -g"
+unset TSAN_OPTIONS
+step "ThreadSanitizer: a TSan consumer of the ordinary library is refused with a message"
+static_pc=$(dirname "$(find "$WORK/prefix-$(basename "$CXX_CLANG")-static" -name slaw.pc)")
+# shellcheck disable=SC2046
+if "$CXX_CLANG" -fsanitize=thread -fsyntax-only "$CONSUMER/main.cpp" $(PKG_CONFIG_PATH=$static_pc pkg-config --cflags slaw) >>"$LOG" 2>&1; then
+  fail "a ThreadSanitizer consumer of the uninstrumented library compiled"
+fi
+grep -q "built with ThreadSanitizer, but the slaw library" "$LOG" || fail "the refusal does not say why"
+
+step "installed commands: slaw-top, slaw-sim and slaw-trace run from the prefix"
+tools_prefix=$WORK/prefix-$(basename "$CXX_GCC")-static
+for tool in slaw-top slaw-sim slaw-trace; do
+  [[ -x $tools_prefix/bin/$tool ]] || fail "bin/$tool is not installed"
+done
+[[ -f $tools_prefix/share/slaw/plot_sim.py ]] || fail "share/slaw/plot_sim.py (slaw-sim --plot) is not installed"
+run "$tools_prefix/bin/slaw-top" --help
+if "$tools_prefix/bin/slaw-top" --name "/slaw-package-check-$$" --once >>"$LOG" 2>&1; then
+  fail "slaw-top --once on a segment that does not exist succeeded"
+fi
+grep -q "does not exist" "$LOG" || fail "slaw-top did not say that the segment does not exist"
+run "$tools_prefix/bin/slaw-sim" --gen fib:18 --workers 1,2 --policy dyn --plot "$WORK/sim.png"
+[[ -s $WORK/sim.png ]] || fail "slaw-sim --plot wrote no $WORK/sim.png (its plotting script from share/slaw)"
+run "$tools_prefix/bin/slaw-trace" "$SRC/tests/trace/data/fib15_2w.json" -o "$WORK/trace.png"
+[[ -s $WORK/trace.png ]] || fail "slaw-trace wrote no $WORK/trace.png"
+
 # As a subproject, with a build type of the parent's own (slaw must not replace it).
 for via in add_subdirectory fetchcontent; do
   cxx=$CXX_CLANG
@@ -243,7 +347,7 @@ contents=$(dpkg-deb -c "$deb" | awk '{ print $NF }')
 expected=(./usr/include/slaw/slaw.hpp ./usr/include/slaw/export.hpp ./usr/include/slaw/counters.def
   "./usr/lib/$MULTIARCH/libslaw.a" "./usr/lib/$MULTIARCH/cmake/slaw/slawConfig.cmake"
   "./usr/lib/$MULTIARCH/pkgconfig/slaw.pc")
-expected+=(./usr/bin/slaw-trace)
+expected+=(./usr/bin/slaw-trace ./usr/bin/slaw-top ./usr/bin/slaw-sim ./usr/share/slaw/plot_sim.py)
 [[ $(dpkg-deb -f "$deb" Depends) == *python3-matplotlib* ]] || fail "slaw-trace is packaged but Depends lacks python3-matplotlib"
 for f in "${expected[@]}"; do
   grep -qxF "$f" <<<"$contents" || fail "the package lacks $f (dpkg-deb -c)"

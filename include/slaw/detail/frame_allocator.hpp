@@ -27,9 +27,10 @@
 // fib(35) 2-3 % slower under clang: two read-modify-write chains through memory instead of one
 // (bench/results/frame_rooms/).
 //
-// AddressSanitizer builds poison free blocks and the unused tail of every block (a block is
-// addressable for exactly the n bytes asked for), so overflows, uses after free and double frees in
-// pooled memory are reported. Other builds compile the hooks to nothing.
+// AddressSanitizer builds (of the library and of the program: detail/sanitizers.hpp) poison free blocks
+// and the unused tail of every block (a block is addressable for exactly the n bytes asked for), so
+// overflows, uses after free and double frees in pooled memory are reported. Other builds compile the
+// hooks to nothing.
 #pragma once
 
 #include <atomic>
@@ -43,13 +44,7 @@
 #include "slaw/detail/codegen.hpp"
 #include "slaw/policy/quota.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SLAW_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SLAW_ASAN 1
-#endif
-#endif
+#include "slaw/detail/sanitizers.hpp"
 #ifdef SLAW_ASAN
 #include <sanitizer/asan_interface.h>
 #endif

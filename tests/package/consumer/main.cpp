@@ -83,6 +83,26 @@ slaw::task<long> reserved_buffer_sum(std::size_t n) {
   co_return std::accumulate(b.begin(), b.end(), 0L);
 }
 
+// Chains of 10^6 nested frames: each step a work-first spawn (under the wf policy, which sets no stack
+// bound) or a sequential call. Each transfer must leave the native stack as it was (symmetric transfer
+// as a tail call, or the headers' resume loop where the compiler may not make one:
+// include/slaw/detail/transfer.hpp), whatever the optimisation level and the sanitizers.
+constexpr long chain_depth = 1000000;
+
+slaw::task<long> work_first_chain(long n) {
+  if (n == 0) co_return 0;
+  long below = 0;
+  auto f = co_await slaw::start_finish();
+  co_await slaw::async(slaw::wf, &below, work_first_chain, n - 1);
+  co_await slaw::end_finish(f);
+  co_return below + 1;
+}
+
+slaw::task<long> call_chain(long n) {
+  if (n == 0) co_return 0;
+  co_return co_await call_chain(n - 1) + 1;
+}
+
 }  // namespace
 
 int main() {
@@ -118,6 +138,17 @@ int main() {
     const long m = 10000;  // 80 000 bytes: about 19 dummy tasks at K = 4096
     expect(rt_dfd.run(reserved_buffer_sum(m)) == m * (m - 1) / 2, "reserve and make_buffer under DFDeques");
     expect(rt_dfd.stats().total.dummy_tasks > 0, "a reservation larger than K ran dummy tasks");
+  }
+
+  {
+    slaw::config wf;
+    wf.workers = 2;
+    wf.policy = slaw::policy::mode::wf;
+    slaw::runtime rt_wf{wf};
+    expect(rt_wf.run(work_first_chain(chain_depth)) == chain_depth, "a chain of 10^6 nested work-first spawns");
+    expect(rt_wf.stats().total.max_wf_depth >= static_cast<std::uint64_t>(chain_depth) / 2,
+           "the chain ran work-first (its depth is in max_wf_depth)");
+    expect(rt.run(call_chain(chain_depth)) == chain_depth, "a chain of 10^6 nested calls");
   }
 
   bool rejected = false;
