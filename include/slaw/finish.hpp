@@ -23,7 +23,8 @@ namespace detail {
 struct start_finish_awaiter;
 struct SLAW_TRANSFER_ABI end_finish_awaiter;
 void check_end_finish(const promise_base& frame, const finish_scope& s) noexcept(false);
-[[noreturn]] SLAW_EXPORT void throw_bad_end_finish(bool already_ended);
+// `ending`: the frame that tried to end `s` (check_end_finish).
+[[noreturn]] SLAW_EXPORT void throw_bad_end_finish(const promise_base* ending, const finish_scope& s);
 // Rethrows the exception stashed in `f` (out of line: see rethrow_owned).
 [[noreturn]] SLAW_EXPORT void rethrow_finish_exception(finish_node& f);
 // A finish body (lambda form) ended with `body_exc` (null: none) or its children threw: takes the
@@ -44,6 +45,7 @@ class SLAW_EXPORT finish_scope {
   friend struct end_finish_op;
   friend struct detail::end_finish_awaiter;
   friend void detail::check_end_finish(const detail::promise_base&, const finish_scope&);
+  friend void detail::throw_bad_end_finish(const detail::promise_base*, const finish_scope&);
   explicit finish_scope(detail::promise_base* frame) noexcept : frame_(frame) {
     node_.open(frame->cur);
     frame->cur = &node_;
@@ -102,11 +104,12 @@ struct SLAW_TRANSFER_ABI end_finish_awaiter {
     if (scope->node_.has_exception()) [[unlikely]] rethrow_finish_exception(scope->node_);
   }
 };
-// Ending a scope twice, or a scope that is not the innermost open one, is a programming error. One
-// test covers both: the ending frame's innermost finish must be the scope's (an ended scope has set it
-// back to its parent). Inline, the throw out of line.
+// Ending a scope twice, a scope that is not the innermost open one, or a scope that another frame
+// opened is a programming error. The ending frame's innermost finish must be the scope's (an ended
+// scope has set it back to its parent), and the ending frame must be the scope's opener: a task called
+// or spawned inside the scope has it as its innermost finish too. Inline, the throw out of line.
 inline void check_end_finish(const detail::promise_base& frame, const finish_scope& s) noexcept(false) {
-  if (frame.cur != &s.node_) [[unlikely]] throw_bad_end_finish(s.frame_ == nullptr);
+  if (s.frame_ != &frame || frame.cur != &s.node_) [[unlikely]] throw_bad_end_finish(&frame, s);
 }
 [[gnu::always_inline]] inline end_finish_awaiter transform(detail::promise_base& p, end_finish_op op, transform_tag) {
   check_end_finish(p, *op.scope);

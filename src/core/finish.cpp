@@ -26,8 +26,11 @@ void throw_empty_task(const char* where) {
                               ": the task is empty (default-constructed, moved from, or already awaited)");
 }
 
-void throw_bad_end_finish(bool already_ended) {
-  if (already_ended) throw std::logic_error("slaw::end_finish: this finish scope has already ended");
+void throw_bad_end_finish(const promise_base* ending, const finish_scope& s) {
+  const promise_base* opener = s.frame_;
+  if (!opener) throw std::logic_error("slaw::end_finish: this finish scope has already ended");
+  if (opener != ending)
+    throw std::logic_error("slaw::end_finish: a finish scope must be ended by the task that started it, not by a task it called or spawned");
   throw std::logic_error("slaw::end_finish: finish scopes must end innermost first (an inner scope is still open)");
 }
 

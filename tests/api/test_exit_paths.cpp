@@ -448,6 +448,55 @@ TEST(ExitPathsApi, OuterScopeEndedBeforeInnerIsALogicError) {
   EXPECT_EQ(rt.run(body()), 1);
 }
 
+// A scope belongs to the frame that opened it. A called or spawned task that is handed the scope
+// shares its innermost finish (a call inherits it, a spawn's IEF is it), so the innermost-scope test
+// alone let its end_finish through: the scope was marked ended, and the opener's own end_finish then
+// read the null frame (a crash) or, at one worker, waited for the body unit held by the waiting call (a
+// hang). Each end_finish by another frame is a logic_error; the opener's own end still works.
+slaw::task<> end_someone_elses(slaw::finish_scope* s) { co_await slaw::end_finish(*s); }
+
+TEST_P(ExitPaths, EndFinishOfTheCallersScopeInACallIsALogicError) {
+  watchdog wd(std::chrono::seconds(60));
+  slaw::runtime rt(make_config(GetParam()));
+  for (const bool pending : {false, true}) {
+    auto body = [pending]() -> slaw::task<int> {
+      auto f = co_await slaw::start_finish();
+      if (pending) co_await slaw::async(slaw::hf, nap, 5);
+      int r = 0;
+      try {
+        co_await end_someone_elses(&f);
+      } catch (const std::logic_error&) {
+        r = 1;
+      }
+      co_await slaw::end_finish(f);
+      co_return r;
+    };
+    EXPECT_EQ(rt.run(body()), 1) << "children pending: " << pending;
+  }
+}
+
+TEST_P(ExitPaths, EndFinishOfTheParentsScopeInASpawnedTaskIsALogicError) {
+  watchdog wd(std::chrono::seconds(60));
+  slaw::runtime rt(make_config(GetParam()));
+  for (const bool pending : {false, true}) {
+    for (const auto clause : {slaw::policy::schedule::wf, slaw::policy::schedule::hf}) {
+      auto body = [pending, clause]() -> slaw::task<int> {
+        auto f = co_await slaw::start_finish();
+        if (pending) co_await slaw::async(slaw::hf, nap, 5);
+        if (clause == slaw::policy::schedule::wf) co_await slaw::async(slaw::wf, end_someone_elses, &f);
+        else co_await slaw::async(slaw::hf, end_someone_elses, &f);
+        try {
+          co_await slaw::end_finish(f);  // the spawned task's logic_error comes out of its IEF, f
+        } catch (const std::logic_error&) {
+          co_return 1;
+        }
+        co_return 0;
+      };
+      EXPECT_EQ(rt.run(body()), 1) << "children pending: " << pending << ", wf: " << (clause == slaw::policy::schedule::wf);
+    }
+  }
+}
+
 TEST(ExitPathsApi, EmptyTasksAreRejected) {
   slaw::runtime rt(slaw::config{});
   slaw::task<int> empty;
