@@ -8,6 +8,7 @@
 
 #include "slaw/export.hpp"
 #include "slaw/policy/adp.hpp"
+#include "slaw/policy/loop_split.hpp"
 #include "slaw/policy/allotment.hpp"
 #include "slaw/policy/desire.hpp"
 
@@ -94,6 +95,10 @@ struct SLAW_EXPORT config {
   idle_order idle = idle_order::thesis;
   std::size_t mailbox_capacity = 1024;  // tasks per place's mailbox before it overflows (1 .. 2^24)
   arbiter_settings arbiter{};            // SLAW_ARBITER and the rest (docs/multijob.md)
+  // Parallel loops (include/slaw/algorithm.hpp, docs/algorithms.md): a chunk's target duration and the
+  // least work each half of a split must hold, in ns (SLAW_LOOP_CHUNK_NS, SLAW_LOOP_SPLIT_NS). The
+  // defaults need no tuning; the variables are for experiments and for tests that split at every chunk.
+  policy::loop_params loop{};
 
   // Reads SLAW_WORKERS, SLAW_POLICY (wf|hf|dyn), SLAW_S, SLAW_F, SLAW_INT, SLAW_STATS (unset or 0 = off,
   // 1 = stderr, otherwise a file path; true/false/yes/no/on/off and other numbers are errors: write
@@ -105,7 +110,8 @@ struct SLAW_EXPORT config {
   // (synthetic:DESC), SLAW_REMOTE (mailboxes,deques | mailboxes | deques | none), SLAW_IDLE_ORDER
   // (thesis|paper), SLAW_MAILBOX (1 .. 2^24) (docs/places.md), SLAW_RECORD (a file path), SLAW_ARBITER
   // (deq|equi|off), SLAW_DESIRE (adeque|asteal), SLAW_QUANTUM_MS (0.1 .. 10000), SLAW_BETA (1 .. 1e6),
-  // SLAW_CORES (1 .. 4096), SLAW_ARBITER_NAME (/NAME) (docs/multijob.md).
+  // SLAW_CORES (1 .. 4096), SLAW_ARBITER_NAME (/NAME) (docs/multijob.md), SLAW_LOOP_CHUNK_NS (0 .. 10^9),
+  // SLAW_LOOP_SPLIT_NS (0 .. 10^12) (docs/algorithms.md).
   // Unset variables keep the defaults of `base`.
   // Throws config_error for a bad value. Warns on stderr, once per process and setting, about unknown
   // SLAW_* variables (a misspelling; SLAW_TEST_* excepted) and about settings the chosen scheduler or

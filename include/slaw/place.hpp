@@ -73,6 +73,13 @@ SLAW_EXPORT place root_place();
 // co_await that can suspend (a finish's end) or after a spawn. Throws std::logic_error outside a task.
 SLAW_EXPORT unsigned this_worker();
 
+namespace detail {
+// The children of the place with index `index` in the calling task's runtime (none for a leaf): the
+// subtrees a parallel loop with a place clause divides its range among (include/slaw/algorithm.hpp).
+// Throws std::out_of_range for an index that is not a place, std::logic_error outside a slaw task.
+SLAW_EXPORT std::vector<std::uint32_t> place_children(std::uint32_t index);
+}  // namespace detail
+
 // The place clause of slaw::async (include/slaw/async.hpp): the child runs inside `p`'s subtree.
 struct place_clause {
   std::uint32_t index;

@@ -1,6 +1,7 @@
 // slaw: a C++20 task-parallel runtime (SLAW adaptive work-first/help-first work stealing).
 #pragma once
 
+#include "slaw/algorithm.hpp"
 #include "slaw/async.hpp"
 #include "slaw/config.hpp"
 #include "slaw/finish.hpp"

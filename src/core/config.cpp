@@ -26,7 +26,8 @@ constexpr const char* known_vars[] = {"SLAW_WORKERS", "SLAW_POLICY", "SLAW_S",  
                                       "SLAW_PLACES",  "SLAW_BIND",      "SLAW_DEPLOYMENT", "SLAW_DISPLAY_PLACES",
                                       "SLAW_TOPOLOGY", "SLAW_REMOTE",   "SLAW_IDLE_ORDER", "SLAW_MAILBOX", "SLAW_RECORD",
                                       "SLAW_ARBITER", "SLAW_DESIRE",   "SLAW_QUANTUM_MS", "SLAW_BETA", "SLAW_CORES",
-                                      "SLAW_ARBITER_NAME"};
+                                      "SLAW_ARBITER_NAME", "SLAW_LOOP_CHUNK_NS", "SLAW_LOOP_SPLIT_NS"};
+constexpr std::uint64_t max_loop_chunk_ns = 1'000'000'000, max_loop_split_ns = 1'000'000'000'000;
 constexpr std::size_t max_mailbox_capacity = std::size_t{1} << 24;
 constexpr std::size_t min_timeline_events = 16;  // room for a few events and the buffer-full marker
 constexpr std::size_t max_timeline_events = std::size_t{1} << 32;
@@ -268,6 +269,8 @@ config config::from_env(config c) {
                          "': expected thesis (own mailbox before the place's peers) or paper (peers first)");
   }
   c.arbiter = arbiter::settings::from_env(arbiter::settings{c.arbiter});
+  if (const char* v = std::getenv("SLAW_LOOP_CHUNK_NS")) c.loop.chunk_ns = parse_uint("SLAW_LOOP_CHUNK_NS", v, 0, max_loop_chunk_ns);
+  if (const char* v = std::getenv("SLAW_LOOP_SPLIT_NS")) c.loop.split_ns = parse_uint("SLAW_LOOP_SPLIT_NS", v, 0, max_loop_split_ns);
   if (const char* v = std::getenv("SLAW_MAILBOX"))
     c.mailbox_capacity = static_cast<std::size_t>(parse_uint("SLAW_MAILBOX", v, 1, max_mailbox_capacity));
   {
@@ -301,6 +304,12 @@ void config::validate() const {
     throw config_error("timeline_events=" + std::to_string(timeline_events) + ": expected events per worker in [" +
                        std::to_string(min_timeline_events) + ", " + std::to_string(max_timeline_events) + "]");
   arbiter::check(arbiter::settings{arbiter});
+  if (loop.chunk_ns > max_loop_chunk_ns)
+    throw config_error("loop.chunk_ns=" + std::to_string(loop.chunk_ns) + ": expected nanoseconds in [0, " +
+                       std::to_string(max_loop_chunk_ns) + "]");
+  if (loop.split_ns > max_loop_split_ns)
+    throw config_error("loop.split_ns=" + std::to_string(loop.split_ns) + ": expected nanoseconds in [0, " +
+                       std::to_string(max_loop_split_ns) + "]");
 }
 
 }  // namespace slaw

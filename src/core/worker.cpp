@@ -39,6 +39,7 @@ worker::worker(runtime_impl* rt, scheduler* sched, unsigned index, const worker_
       tl_(rt->trace_timeline ? &rt->trace_timeline->recorder(index) : nullptr),
       rec_(rt->recorder ? &rt->recorder->log(index) : nullptr),
       trace_(settings.trace_limit ? std::make_unique<policy_trace>(settings.trace_limit) : nullptr),
+      loop_params_(settings.loop),
       rt_(rt),
       sched_(sched),
       index_(index),

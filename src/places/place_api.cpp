@@ -58,6 +58,18 @@ place root_place() {
   const detail::runtime_impl& rt = current_runtime("slaw::root_place()");
   return place(&rt, tree_of(&rt).root());
 }
+namespace detail {
+std::vector<std::uint32_t> place_children(std::uint32_t index) {
+  const places::place_tree& t = tree_of(&current_runtime("a parallel loop's place clause"));
+  if (index >= t.places().size())
+    throw std::out_of_range("slaw: place index " + std::to_string(index) + " is not a place of this runtime (it has " +
+                            std::to_string(t.places().size()) + ")");
+  std::vector<std::uint32_t> r;
+  for (std::size_t c : t.children(index)) r.push_back(static_cast<std::uint32_t>(c));
+  return r;
+}
+}  // namespace detail
+
 unsigned this_worker() {
   current_runtime("slaw::this_worker()");
   return detail::tls_worker->index();

@@ -28,6 +28,7 @@
 #include "slaw/detail/split_deque.hpp"
 #include "slaw/export.hpp"
 #include "slaw/policy/adp.hpp"
+#include "slaw/policy/loop_split.hpp"
 
 namespace slaw::detail {
 
@@ -50,6 +51,7 @@ struct worker_settings {
   policy::mode mode;
   policy::adp_params adp;
   std::size_t trace_limit;  // SLAW_TRACE=policy: decision changes recorded per worker; 0: none
+  policy::loop_params loop;
 };
 
 // called: sequential call; spawned: work-first child (may own a preempted entry); queued: help-first
@@ -270,6 +272,8 @@ class SLAW_EXPORT worker {
   std::coroutine_handle<> give_up_at_call(promise_base* callee) noexcept;
   std::coroutine_handle<> give_up_here(promise_base* self) noexcept;
   void count_dummy_task() noexcept { c_.dummy_tasks.bump(); }
+  void count_loop_split() noexcept { c_.loop_splits.bump(); }  // a parallel loop split its range (slaw/algorithm.hpp)
+  const policy::loop_params& loop_params() const noexcept { return loop_params_; }
 
   // ---------------- return fast path ----------------
   // A spawned task's frame reached its final suspend. Returns the handle to transfer to. Always
@@ -642,6 +646,7 @@ class SLAW_EXPORT worker {
   // With places, a wait in place also runs tasks that have not started (docs/finish.md): only this
   // place's workers may run them, and they may all be waiting.
   bool wait_runs_unstarted_ = false;
+  policy::loop_params loop_params_;
   runtime_impl* rt_;
   scheduler* sched_;
   unsigned index_;
