@@ -154,6 +154,17 @@ class interpreter {
         break;
       case stmt_kind::work:
         break;
+      case stmt_kind::loop: {  // a finish whose iterations are calls (nothing inside throws)
+        int f = open(s.id, cur);
+        for (std::size_t i = 0; i < s.loop_fns.size(); ++i) {
+          const int call = s.loop_calls[i], fn = s.loop_fns[i];
+          long v = run_function(fn, f, place);
+          e_.call_returned[static_cast<std::size_t>(call)] = 1;
+          if (p_.fns[static_cast<std::size_t>(fn)].ret != rtype::void_) e_.call_value[static_cast<std::size_t>(call)] = v;
+        }
+        end(f);
+        break;
+      }
     }
   }
 

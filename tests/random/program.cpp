@@ -24,14 +24,16 @@ struct rng {
 const char* const feature_table[] = {"scope", "lambda",   "escape",      "call",   "early_return",
                                      "throw", "try",      "slot",        "discard", "moveonly",
                                      "capture", "task_object", "buffer", "isolated", "clause", "task_throw", "work",
-                                     "place"};
+                                     "place", "loop"};
 constexpr int feature_count = sizeof(feature_table) / sizeof(feature_table[0]);
-static_assert(f_all == (1u << (feature_count - 1)) - 1 && f_place == 1u << (feature_count - 1));
+static_assert(f_all == (1u << (feature_count - 2)) - 1 && f_place == 1u << (feature_count - 2) &&
+              f_loop == 1u << (feature_count - 1));
 
 class generator {
  public:
   generator(std::uint64_t seed, const gen_params& p)
-      : r_{seed * 0x2545F4914F6CDD1Dull + 0x1234567ull}, pr_{seed * 0x9E6C63D0676A9A99ull + 0x7654321ull}, p_(p) {
+      : r_{seed * 0x2545F4914F6CDD1Dull + 0x1234567ull}, pr_{seed * 0x9E6C63D0676A9A99ull + 0x7654321ull},
+        lr_{seed * 0xD1342543DE82EF95ull + 0x2468ACEull}, p_(p) {
     // A per-program profile, so that some programs are all spawns, some never throw, some throw a lot.
     for (double& w : weight_) w = r_.uniform(0.2, 1.8);
     weight_[static_cast<int>(stmt_kind::spawn)] *= 2.5;
@@ -85,11 +87,16 @@ class generator {
   }
 
   void fill(std::vector<stmt>& out, int depth, int nest, bool own_finish, bool in_task, bool in_scope = false) {
-    const bool throws = on(in_task ? f_task_throw : f_throw);
+    const bool throws = on(in_task ? f_task_throw : f_throw) && in_loop_ == 0;
     const bool deeper = depth < p_.max_depth;
     int n = r_.below(depth <= 1 ? 8 : 5);
     for (int i = 0; i < n && stmts_left_ > 0; ++i) {
       --stmts_left_;
+      // A loop, from its own stream (lr_): with f_loop off, the program is what it was without loops.
+      if (on(f_loop) && deeper && in_loop_ < 2 && lr_.chance(0.12)) {
+        out.push_back(make_loop(depth, in_task));
+        continue;
+      }
       double w[10] = {};
       auto allow = [&](stmt_kind k, bool ok) {
         if (ok) w[static_cast<int>(k)] = weight_[static_cast<int>(k)];
@@ -193,6 +200,24 @@ class generator {
     return s;
   }
 
+  // for_each_index over k calls, each of a function of its own that may spawn (its tasks join the loop)
+  // but never throws (program.hpp, f_loop).
+  stmt make_loop(int depth, bool in_task) {
+    stmt s;
+    s.kind = stmt_kind::loop;
+    s.id = prog_.finishes++;
+    s.cl = static_cast<clause>(lr_.below(4));
+    s.n = lr_.chance(0.3) ? 1 + static_cast<std::uint32_t>(lr_.below(3)) : 0;
+    const int k = 1 + lr_.below(8);
+    ++in_loop_;
+    for (int i = 0; i < k; ++i) {
+      s.loop_calls.push_back(prog_.calls++);
+      s.loop_fns.push_back(new_function(pick_rtype(false), depth + 1, true, in_task));
+    }
+    --in_loop_;
+    return s;
+  }
+
   void pick_place(stmt& s) {
     double total = 0;
     for (double w : place_weight_) total += w;
@@ -207,6 +232,8 @@ class generator {
   static constexpr int place_choices = 6;
   rng r_;
   rng pr_;  // place clauses only: the rest of a program does not depend on f_place
+  rng lr_;  // loops only (f_loop)
+  int in_loop_ = 0;  // loops around the function being generated: nothing there throws
   double place_weight_[place_choices] = {};
   gen_params p_;
   program prog_;
@@ -275,6 +302,16 @@ void print_list(std::ostringstream& o, const program& p, const std::vector<stmt>
         break;
       case stmt_kind::isolated: o << pad << "slaw::isolated([&] { ++ctx.shared; });\n"; break;
       case stmt_kind::work: o << pad << (s.nap ? "nap(" : "spin(") << s.n << (s.nap ? " us" : "") << ");\n"; break;
+      case stmt_kind::loop: {
+        o << pad << "co_await slaw::for_each_index(" << clause_text(s.cl);
+        if (s.n) o << "slaw::grain(" << s.n << "), ";
+        o << "0, " << s.loop_fns.size() << ", [&](int i) -> task<> { co_await fns[i](ctx); });  // finish " << s.id
+          << ", iteration i: ";
+        for (std::size_t i = 0; i < s.loop_fns.size(); ++i)
+          o << (i ? ", " : "") << "f" << s.loop_fns[i] << " (call " << s.loop_calls[i] << ")";
+        o << "\n";
+        break;
+      }
     }
   }
 }
@@ -315,6 +352,8 @@ std::uint32_t parse_features(const std::string& s) {
 std::string feature_names(std::uint32_t mask) {
   if (mask == f_all) return "all";
   if (mask == (f_all | f_place)) return "all,place";
+  if (mask == (f_all | f_loop)) return "all,loop";
+  if (mask == (f_all | f_place | f_loop)) return "all,place,loop";
   std::string out;
   for (int i = 0; i < feature_count; ++i)
     if (mask & (1u << i)) {

@@ -34,6 +34,7 @@ enum class stmt_kind : std::uint8_t {
   buffer,    // auto b = co_await slaw::make_buffer<uint64_t>(n);  held until the frame ends
   isolated,  // slaw::isolated([&] { ++shared; })
   work,      // a busy loop of n steps, or a sleep of n µs: time for thieves, and for a parked worker to wake
+  loop,      // co_await slaw::for_each_index([clause,] [grain,] 0, k, i -> co_await loop_fns[i]())  (finish `id`)
 };
 
 struct stmt {
@@ -50,6 +51,9 @@ struct stmt {
   std::uint32_t n = 0;       // buffer: elements; work: steps, or µs if nap
   bool nap = false;          // work: sleep rather than spin
   std::vector<stmt> body;    // scope/try_
+  // loop: iteration i is a call of loop_fns[i] (call id loop_calls[i]); the loop is finish `id`: it
+  // waits for every task spawned inside its iterations. `n`: the grain clause (0: none).
+  std::vector<int> loop_fns, loop_calls;
 };
 
 struct function {
@@ -82,6 +86,11 @@ enum feature : std::uint32_t {
   // it). Its choices come from a random stream of their own, so a seed gives the same program with or
   // without places, clauses aside.
   f_place = 1u << 17,
+  // Parallel loops (slaw::for_each_index over calls of distinct functions). Not in "all", so that a seed
+  // gives the program it gave before loops existed; the tests add it (SLAW_RANDOM_FEATURES=all,loop). Its
+  // choices come from a stream of their own. Nothing inside a loop throws: a thrown exception stops a
+  // loop's other iterations at their next chunk (docs/algorithms.md), which the oracle cannot predict.
+  f_loop = 1u << 18,
 };
 
 // "all", "all,-throw,-capture", "scope,call,slot", "all,place" (names as in feature_name). Throws on an

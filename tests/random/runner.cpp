@@ -25,7 +25,7 @@ namespace {
 
 // ------------------------------------------------------------------------------------------ compiling
 
-enum class iop : std::uint8_t { spawn, call, scope_begin, scope_end, lfinish, try_begin, try_end, throw_, ret, buffer, isolated, work };
+enum class iop : std::uint8_t { spawn, call, scope_begin, scope_end, lfinish, try_begin, try_end, throw_, ret, buffer, isolated, work, loop };
 
 struct ins {
   iop op;
@@ -81,6 +81,7 @@ void compile_list(const program& p, compiled& c, code& cd, const std::vector<stm
       case stmt_kind::buffer: cd.list.push_back({iop::buffer, &s}); break;
       case stmt_kind::isolated: cd.list.push_back({iop::isolated, &s}); break;
       case stmt_kind::work: cd.list.push_back({iop::work, &s}); break;
+      case stmt_kind::loop: cd.list.push_back({iop::loop, &s}); break;
     }
   }
 }
@@ -445,6 +446,21 @@ void called(exec* x, const stmt& s, long v, long& acc) {
   if (s.use) acc += v;
 }
 
+// Iteration i of a loop statement: a call of its i-th function.
+slaw::task<> loop_iteration(exec* x, const stmt* s, int i, int owner) {
+  const int fn = s->loop_fns[static_cast<std::size_t>(i)];
+  long v = 0;
+  switch (x->ret_of_fn(fn)) {
+    case rtype::void_: co_await run_fn<void>(x, fn, -1, owner); break;
+    case rtype::long_: v = co_await run_fn<long>(x, fn, -1, owner); break;
+    case rtype::counted: v = value_of(co_await run_fn<counted>(x, fn, -1, owner)); break;
+    case rtype::uptr: v = value_of(co_await run_fn<counted_ptr>(x, fn, -1, owner)); break;
+  }
+  const std::size_t call = static_cast<std::size_t>(s->loop_calls[static_cast<std::size_t>(i)]);
+  x->o.call_returned[call] = 1;
+  x->o.call_value[call] = v;
+}
+
 // One frame of the program: function fn, run as task `task` (-1: a call or a finish body) in the strand
 // of task `owner` (the task itself, or the caller's).
 template <class T>
@@ -563,6 +579,21 @@ slaw::task<T> run_fn(exec* x, int fn, int task, int owner) {
           if (s.nap) std::this_thread::sleep_for(std::chrono::microseconds(s.n));
           else spin(s.n);
           break;
+        case iop::loop: {  // a finish (s.id) around the iterations: ended when the loop returns
+          const int k = static_cast<int>(s.loop_fns.size());
+          auto body = [x, sp = &s, owner](int i) { return loop_iteration(x, sp, i, owner); };
+          std::exception_ptr ep;
+          try {
+            if (s.n) co_await slaw::for_each_index(to_slaw(s.cl), slaw::grain(s.n), 0, k, body);
+            else co_await slaw::for_each_index(to_slaw(s.cl), 0, k, body);
+          } catch (...) {
+            ep = std::current_exception();
+          }
+          x->finish_ended(s.id, ep ? finish_end::threw : finish_end::normal, ep ? id_of(ep, x) : -1, locals.get());
+          if (ep) std::rethrow_exception(ep);
+          x->note(owner, fn, pc, place_point::call);
+          break;
+        }
       }
       guard.done();
     } catch (const test_error& t) {

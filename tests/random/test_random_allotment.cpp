@@ -68,7 +68,7 @@ class RandomAllotment : public ::testing::TestWithParam<aconfig> {};
 TEST_P(RandomAllotment, MatchTheOracleWhileTheAllotmentChanges) {
   const aconfig ac = GetParam();
   const std::string config = name_of(ac);
-  const rp::settings st = rp::settings::from_env(300);
+  const rp::settings st = rp::settings::from_env(300, "all,loop");
   if (!st.selected(config)) GTEST_SKIP() << "SLAW_RANDOM_CONFIG=" << st.configs;
 
   const std::string segment = "/slaw-test-allot-" + std::to_string(::getpid()) + "-" + config;
@@ -82,6 +82,7 @@ TEST_P(RandomAllotment, MatchTheOracleWhileTheAllotmentChanges) {
   cfg.adp.F = 4;
   cfg.adp.INT = 8;
   cfg.adp.steal_threshold = 1;
+  cfg.loop = {0, 0};  // loops split at every chunk a thief asks for: the split paths run at these sizes
   cfg.arbiter.arbiter = slaw::policy::arbiter::deq;
   cfg.arbiter.cores = 4;
   cfg.arbiter.quantum_ns = 100'000;

@@ -92,6 +92,7 @@ slaw::config runtime_config(const pconfig& c) {
   cfg.adp.F = 4;
   cfg.adp.INT = 8;
   cfg.adp.steal_threshold = 1;
+  cfg.loop = {0, 0};  // loops split at every chunk a thief asks for: the split paths run at these sizes
   cfg.topology = machines[c.machine].topology;
   cfg.places = machines[c.machine].places;
   cfg.mailbox_capacity = machines[c.machine].mailbox;
@@ -102,7 +103,7 @@ slaw::config runtime_config(const pconfig& c) {
 
 using ull = unsigned long long;
 
-constexpr const char* default_features = "all,place";
+constexpr const char* default_features = "all,place,loop";
 
 class RandomPlaces : public ::testing::TestWithParam<pconfig> {};
 

@@ -10,7 +10,7 @@
 //   SLAW_RANDOM_SEED        run only this seed
 //   SLAW_RANDOM_REPEAT      run each program this many times (default 1): schedules differ per run
 //   SLAW_RANDOM_CONFIG      run only these configurations (comma-separated names, e.g. ws_hf_2w)
-//   SLAW_RANDOM_FEATURES    generator features, e.g. all,-throw,-capture (program.hpp; default all)
+//   SLAW_RANDOM_FEATURES    generator features, e.g. all,-throw,-capture (program.hpp; default all,loop)
 //   SLAW_RANDOM_TASKS       spawns per program, at most (default 40)
 //   SLAW_RANDOM_DEPTH       frames below the root, at most (default 5)
 //   SLAW_RANDOM_TIMEOUT     seconds before a program counts as hung (default 30, x4 under sanitizers)
@@ -44,6 +44,7 @@ slaw::config runtime_config(const rconfig& c) {
   cfg.adp.F = 4;
   cfg.adp.INT = 8;
   cfg.adp.steal_threshold = 1;
+  cfg.loop = {0, 0};  // loops split at every chunk a thief asks for: the split paths run at these sizes
   return cfg;
 }
 
@@ -52,7 +53,7 @@ class RandomPrograms : public ::testing::TestWithParam<rconfig> {};
 TEST_P(RandomPrograms, MatchTheOracle) {
   const rconfig rc = GetParam();
   const std::string config = name_of(rc);
-  const rp::settings st = rp::settings::from_env();
+  const rp::settings st = rp::settings::from_env(1000, "all,loop");
   if (!st.selected(config)) GTEST_SKIP() << "SLAW_RANDOM_CONFIG=" << st.configs;
 
   slaw::runtime rt(runtime_config(rc));
@@ -66,10 +67,12 @@ TEST_P(RandomPrograms, MatchTheOracle) {
   // Every queued frame was taken: by its owner (out of fresh_bytes_net_) or by a thief (stolen bytes).
   EXPECT_EQ(t.fresh_bytes_live, 0) << "queued frame bytes after the runs, config " << config;
   // How much of the runtime the programs exercised.
-  std::printf("%s: %ld programs (%ld threw out of runtime::run), %ld tasks, %llu steals, %llu quota give-ups, %llu dummy tasks\n",
+  std::printf("%s: %ld programs (%ld threw out of runtime::run), %ld tasks, %llu steals, %llu quota give-ups, %llu dummy tasks, "
+              "%llu loop splits\n",
               config.c_str(), tot.programs, tot.threw, tot.tasks,
               static_cast<unsigned long long>(t.steals_preempted + t.steals_fresh),
-              static_cast<unsigned long long>(t.quota_giveups), static_cast<unsigned long long>(t.dummy_tasks));
+              static_cast<unsigned long long>(t.quota_giveups), static_cast<unsigned long long>(t.dummy_tasks),
+              static_cast<unsigned long long>(t.loop_splits));
   RecordProperty("tasks", std::to_string(tot.tasks));
 }
 
