@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Merges the three device calls' results (raw/call*/) into scaling.json and writes table.md and speedup.png.
 
-    python3 bench/results/scaling_16core/scripts/make_table.py
+    python3 bench/scripts/scaling/make_table.py [--dir bench/results/scaling]
 
 Sources, in order of preference for a (bench, variant, workers) configuration:
   json  a slaw-bench --json record (raw/call*/part*.json): every repetition's seconds, the median, ...
@@ -12,9 +12,10 @@ Sources, in order of preference for a (bench, variant, workers) configuration:
         call 3 re-ran those with the same parameters (its JSON is used; call 2's log medians are kept
         as a repeat, see table.md's last section).
 """
-import json, os, re, glob, statistics
+import argparse, json, os, re, glob, statistics
 
-HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # the repository
+HERE = os.path.join(ROOT, "bench", "results", "scaling")  # --dir
 RAW = os.path.join(HERE, "raw")
 WORKERS = [1, 2, 4, 8, 16]
 VARIANTS = ["serial", "slaw-wf", "slaw-hf", "slaw-dyn", "slaw-dfd", "tbb", "omp"]
@@ -58,6 +59,12 @@ def params_key(r):
 
 
 def main():
+    global HERE, RAW
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dir", default=HERE, help="the results folder: reads DIR/raw/, writes scaling.json, "
+                    "table.md and speedup.png there (default: %(default)s)")
+    a = ap.parse_args()
+    HERE, RAW = a.dir, os.path.join(a.dir, "raw")
     recs = load()
     # the chosen record per configuration: call 3 over call 2 over call 1, JSON over log (load() already
     # replaced a call's log record by its JSON record)

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Validation of slaw-sim against slaw-bench on this machine (docs/simulation.md, "Validation").
 
-  validate.py BUILD_DIR OUT_DIR LABEL=MEASURED_JSON [LABEL=MEASURED_JSON ...]
+  bench/scripts/sim_validate.py BUILD_DIR OUT_DIR LABEL=MEASURED_JSON [LABEL=MEASURED_JSON ...]
+
+(OUT_DIR is bench/results/simulation for the committed tables.)
 
 Each MEASURED_JSON is slaw-bench's --json output with the serial, slaw-wf, slaw-hf, slaw-dyn and slaw-dfd
 variants at 1 and 2 workers (default size). For every benchmark that has a simulator workload this
@@ -12,8 +14,9 @@ variants at 1 and 2 workers (default size). For every benchmark that has a simul
   2. runs slaw-sim at 1 and 2 workers under wf, hf, dyn and DFDeques(K = 50,000, the runtime's default)
      with the default (measured) scheduler costs and seed 0;
   3. writes validation_2core.md (a table per data set), validation_2core.csv (one row per data set and
-     configuration, both sides), validation_calibration.csv and the simulator's detail CSVs
-     (validation_detail_LABEL_BENCH.csv), validation_commands.txt.
+     configuration, both sides), validation_calibration.csv, the simulator's detail rows of every data set
+     and benchmark (validation_detail.csv, with its `dataset` and `bench` columns first) and
+     validation_commands.txt.
 """
 import csv
 import json
@@ -67,16 +70,24 @@ def with_keys(spec, keys):
 
 
 def main():
+    if len(sys.argv) < 4 or any(a in ("-h", "--help") for a in sys.argv[1:]) or "=" not in sys.argv[3]:
+        print(__doc__)
+        sys.exit(0 if any(a in ("-h", "--help") for a in sys.argv[1:]) else 2)
     build, out = sys.argv[1:3]
     sets = []
-    allrows, allcalib, commands = [], [], []
+    allrows, allcalib, alldetail, commands = [], [], [], []
     for arg in sys.argv[3:]:
         label, path = arg.split("=", 1)
         data = json.load(open(path))
-        rows, calib = validate(build, out, label, data, commands)
+        rows, calib, detail = validate(build, out, label, data, commands)
         sets.append((label, path, data, rows, calib))
         allrows += rows
         allcalib += calib
+        alldetail += detail
+    with open(os.path.join(out, "validation_detail.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(alldetail[0].keys()))
+        w.writeheader()
+        w.writerows(alldetail)
     with open(os.path.join(out, "validation_2core.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(allrows[0].keys()))
         w.writeheader()
@@ -92,7 +103,7 @@ def main():
 
 def validate(build, out, label, data, commands):
     runs = {(r["bench"], r["variant"], r["workers"]): r for r in data["runs"]}
-    rows, calib = [], []
+    rows, calib, details = [], [], []
     for bench, (spec, keys) in WORKLOADS.items():
         serial = runs.get((bench, "serial", 1))
         if not serial:
@@ -109,21 +120,17 @@ def validate(build, out, label, data, commands):
         cspec = with_keys(spec, cal)
         calib.append({"dataset": label, "bench": bench, "spec": spec, "Ts_measured_s": ts, "W0_default_s": w0, "factor": s,
                       "calibrated": " ".join(f"{k}={v:.4g}" for k, v in cal.items())})
-        detail = os.path.join(out, f"validation_detail_{label}_{bench}.csv")
+        tmp = os.path.join(out, f".detail_{label}_{bench}.csv")
         sims = []
         for variant, args in VARIANTS:
-            tmp = detail + ".part"
             r, cmd = sim(build, cspec, args, tmp)
             commands.append(" ".join(cmd[:1] + [c if " " not in c else repr(c) for c in cmd[1:]]).replace(
-                os.path.join(build, "bin") + "/", "BUILD/bin/").replace(tmp, f"validation_detail_{label}_{bench}.csv"))
+                os.path.join(build, "bin") + "/", "BUILD/bin/").replace(tmp, "validation_detail.csv"))
             for x in r:
                 x["variant"] = variant
             sims += r
             os.remove(tmp)
-        with open(detail, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(sims[0].keys()))
-            w.writeheader()
-            w.writerows(sims)
+        details += [dict({"dataset": label, "bench": bench}, **x) for x in sims]
         for x in sims:
             p = int(x["workers"])
             m = runs.get((bench, x["variant"], p))
@@ -143,7 +150,7 @@ def validate(build, out, label, data, commands):
                 "frame_bytes_peak_simulated": int(x["peak_frame_bytes"]),
                 "giveups_measured": mt.get("quota_giveups", ""), "giveups_simulated": int(x["quota_giveups"]),
             })
-    return rows, calib
+    return rows, calib, details
 
 
 def fmt_s(x):
@@ -152,7 +159,7 @@ def fmt_s(x):
 
 def write_md(out, sets):
     L = []
-    L.append("# slaw-sim against slaw-bench on this 2-core VM (issue 14, item 5: validation)\n")
+    L.append("# slaw-sim against slaw-bench on this 2-core VM (validation)\n")
     L.append("slaw-bench default size, 5 repetitions, medians (min-max in validation_2core.csv); the runtime's "
              "counters are the last repetition's. slaw-sim: seed 0, `--costs measured` (the defaults), strand "
              "costs calibrated per kernel from the same data set's serial run (below). Commands: "
@@ -221,13 +228,13 @@ cmake --build build-hD --target slaw-sim slaw-bench
 # the fresh measurement (validation_measured.json; its stderr is validation_measured.log)
 build-hD/bin/slaw-bench --bench fib,fj,fj-rec,integrate,matmul,nqueens,pdfs,skynet,sor,sort,spawncost,uts \\
     --variant serial,slaw-wf,slaw-hf,slaw-dyn,slaw-dfd --workers 1,2 --reps 5 --progress lines \\
-    --json bench/results/sim/validation_measured.json
+    --json bench/results/simulation/validation_measured.json
 # calibration, simulation, tables (about 5 minutes; every slaw-sim command it runs is in validation_commands.txt)
-python3 bench/results/sim/validate.py build-hD bench/results/sim \\
-    latest=bench/results/sim/validation_latest.json fresh=bench/results/sim/validation_measured.json
+python3 bench/scripts/sim_validate.py build-hD bench/results/simulation \\
+    latest=bench/results/simulation/validation_latest.json fresh=bench/results/simulation/validation_measured.json
 ```
 
-`validation_latest.json` is a copy of bench/results/latest.json as it was when this ran.
+`validation_latest.json` is a copy of `make bench`'s latest.json as it was when this ran.
 """
 
 WRONG = """## Where the model is wrong (details and numbers: docs/simulation.md, "Validation")
@@ -243,7 +250,7 @@ WRONG = """## Where the model is wrong (details and numbers: docs/simulation.md,
 """
 
 NOTES = {
-    "latest": "The committed `make bench` run (bench/results/latest.json: main at 31ea544, clang-19, with the "
+    "latest": "The committed `make bench` run (its latest.json, copied as validation_latest.json: main at 31ea544, clang-19, with the "
               "harness's quiet wait between repetitions), taken before this validation; the quieter of the two.",
     "fresh": "Measured for this validation with build-hD (this tree, clang-19 Release) while other sessions built "
              "and benchmarked on the same 2 cores (load average 3.1-3.5 at the start, 11 two minutes after the "

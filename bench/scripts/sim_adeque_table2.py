@@ -2,7 +2,8 @@
 """Summarises A-Deque's 16-job Poisson experiment in slaw-sim (adeque_16jobs.sh) next to the paper's
 Table II (Cao et al.; digest /work/shared/docs/digests/adeque.md §6.4).
 
-usage: adeque_table2.py RUNS.csv [SELFPICKS_SKIP.csv]
+usage: bench/scripts/sim_adeque_table2.py RUNS.csv [SELFPICKS_SKIP.csv]
+       (RUNS.csv: bench/results/simulation/adeque_16jobs.csv, written by bench/scripts/sim_adeque_16jobs.sh)
 
 Means over the generator seeds at each (cores, load, configuration). Improvements of deq+adeque over a
 baseline, as the digest proposes (the paper gives no formula): (T_base - T_adeque) / T_base for makespan
@@ -39,12 +40,15 @@ def gain(base, new, lower_is_better):
 
 
 def main():
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0 if len(sys.argv) > 1 else 2)
     rows, by = load_runs(sys.argv[1])
     cores = sorted({k[0] for k in by})
     loads = sorted({k[1] for k in by})
     seeds = len({r["gen_seed"] for r in rows})
     print("A-Deque's 16-job Poisson experiment in slaw-sim: means over %d generator seeds per point" % seeds)
-    print("(bench/results/sim/adeque_16jobs.sh; docs/simulation.md, \"Several jobs\")\n")
+    print("(bench/scripts/sim_adeque_16jobs.sh; docs/simulation.md, \"Several jobs\")\n")
     for p in cores:
         print("P = %d cores, each job with %d workers" % (p, p))
         for key, title, _ in METRICS:

@@ -1,9 +1,12 @@
 #!/bin/sh
 # Regenerates the simulator's reproductions quoted in docs/simulation.md (about 10 minutes on the
-# 2-core VM). usage: bench/results/sim/reproduce.sh BUILD_DIR   (BUILD_DIR/bin/slaw-sim must exist)
+# 2-core VM), writing them to bench/results/simulation/.
+# usage: bench/scripts/sim_reproduce.sh BUILD_DIR   (BUILD_DIR/bin/slaw-sim must exist)
 set -eu
-sim="${1:?usage: reproduce.sh BUILD_DIR}/bin/slaw-sim"
-out="$(dirname "$0")"
+case "${1:-}" in -h|--help) sed -n '2,4s/^# \{0,1\}//p' "$0"; exit 0;; esac
+sim="${1:?usage: sim_reproduce.sh BUILD_DIR}/bin/slaw-sim"
+here="$(dirname "$0")"
+out="$here/../results/simulation"
 w="1,2,4,8,16,32,64"
 
 # SLAW Table III (Fib(35), no cut-off, 1-64 workers): help-first costed as in SLAW's Java runtime, then
@@ -36,4 +39,4 @@ done > "$out/calibration.txt"
 
 # A-Deque's 16-job Poisson experiment (Table II) at 8 and 64 cores: its own script, about 3.5 minutes
 # (docs/simulation.md, "Several jobs").
-"$out/adeque_16jobs.sh" "${1}"
+"$here/sim_adeque_16jobs.sh" "${1}"

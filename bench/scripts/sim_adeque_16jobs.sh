@@ -1,7 +1,8 @@
 #!/bin/sh
 # A-Deque's 16-job Poisson experiment (Cao et al., Table II / Fig. 7; digest §6.4) at 8 and 64 simulated
 # cores, written up in docs/simulation.md ("Several jobs"). About 5 minutes on the 2-core VM.
-# usage: bench/results/sim/adeque_16jobs.sh BUILD_DIR   (BUILD_DIR/bin/slaw-sim must exist)
+# Writes bench/results/simulation/adeque_16jobs*.csv and adeque_table2.txt.
+# usage: bench/scripts/sim_adeque_16jobs.sh BUILD_DIR   (BUILD_DIR/bin/slaw-sim must exist)
 #
 # 16 jobs per run, each drawn uniformly from six coarse-grained stand-ins for the paper's benchmarks
 # (fib, queens, strassen -> matmul, lu -> sor's phased loops, fft -> a divide-and-conquer, ck -> an
@@ -11,8 +12,10 @@
 # as many 10 ms quanta on 64 cores as on 8. Configurations: deq+adeque, deq+asteal, equi (WS-EQUI),
 # off (every job on all its workers, the OS time-sharing the cores); then deq with self-picks skipped.
 set -eu
-sim="${1:?usage: adeque_16jobs.sh BUILD_DIR}/bin/slaw-sim"
-out="$(dirname "$0")"
+case "${1:-}" in -h|--help) sed -n '2,5s/^# \{0,1\}//p' "$0"; exit 0;; esac
+sim="${1:?usage: sim_adeque_16jobs.sh BUILD_DIR}/bin/slaw-sim"
+here="$(dirname "$0")"
+out="$here/../results/simulation"
 mix8='fib:22,node=40000,leaf=40000;nqueens:10,cutoff=4,check=500;matmul:512,leaf=4000000;sor:256,iterations=100,blocks=16,cell=300;dc:10,work=60000000,wratio=0.65,mem=1;integrate:1000,node=80000'
 mix64='fib:22,node=320000,leaf=320000;nqueens:10,cutoff=4,check=4000;matmul:512,leaf=32000000;sor:256,iterations=100,blocks=16,cell=2400;dc:10,work=480000000,wratio=0.65,mem=1;integrate:1000,node=640000'
 runs="$out/adeque_16jobs.csv"
@@ -38,4 +41,4 @@ for p in 8 64; do
     done
   done
 done
-python3 "$out/adeque_table2.py" "$runs" "$skip" > "$out/adeque_table2.txt"
+python3 "$here/sim_adeque_table2.py" "$runs" "$skip" > "$out/adeque_table2.txt"
