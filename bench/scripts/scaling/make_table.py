@@ -134,7 +134,7 @@ def main():
     md.append("")
 
     if repeats:
-        md.append("### Repeat check: call 2 (log medians) against call 3 (JSON), same machine session, "
+        md.append("### Repeat check: call 2 (log medians) against call 3 (JSON), same warm machine, "
                   "same parameters\n")
         ratios = [r3["median"] / r2["median"] for _, r2, r3 in repeats]
         big = sorted(((r3["median"] / r2["median"], k) for k, r2, r3 in repeats), reverse=True)
