@@ -252,7 +252,7 @@ WRONG = """## Where the model is wrong (details and numbers: docs/simulation.md,
 NOTES = {
     "latest": "The committed `make bench` run (its latest.json, copied as validation_latest.json: main at 31ea544, clang-19, with the "
               "harness's quiet wait between repetitions), taken before this validation; the quieter of the two.",
-    "fresh": "Measured for this validation with build-hD (this tree, clang-19 Release) while other sessions built "
+    "fresh": "Measured for this validation with build-hD (this tree, clang-19 Release) while other jobs built "
              "and benchmarked on the same 2 cores (load average 3.1-3.5 at the start, 11 two minutes after the "
              "end): its 2-worker times are inflated by other processes taking a core (fib wf: T2 = T1).",
 }
