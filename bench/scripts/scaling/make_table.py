@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Merges the three device calls' results (raw/call*/) into scaling.json and writes table.md and speedup.png.
+"""Merges the three device calls' results (callN_*) into scaling.json and writes table.md and speedup.png.
 
     python3 bench/scripts/scaling/make_table.py [--dir bench/results/scaling]
 
 Sources, in order of preference for a (bench, variant, workers) configuration:
-  json  a slaw-bench --json record (raw/call*/part*.json): every repetition's seconds, the median, ...
-  log   a result line of raw/call*/log.txt ("<bench> w=<W> <variant> median <T> s ... ok"): the median only.
+  json  a slaw-bench --json record (callN_partNN_BENCH.json): every repetition's seconds, the median, ...
+  log   a result line of callN_log.txt ("<bench> w=<W> <variant> median <T> s ... ok"): the median only.
         Call 1 ran out of time (its per-kernel caps cut every kernel before w=16) and its interrupted
         slaw-bench processes wrote no JSON except lu's, so the configurations it completed survive only as
         log lines; call 2's JSON files of plan lines 6-16 did not come back (the tool returns 8 files),
@@ -16,7 +16,7 @@ import argparse, json, os, re, glob, statistics
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # the repository
 HERE = os.path.join(ROOT, "bench", "results", "scaling")  # --dir
-RAW = os.path.join(HERE, "raw")
+RAW = HERE  # the calls' files: callN_log.txt, callN_partNN_BENCH.json
 WORKERS = [1, 2, 4, 8, 16]
 VARIANTS = ["serial", "slaw-wf", "slaw-hf", "slaw-dyn", "slaw-dfd", "tbb", "omp"]
 ORDER = ["barneshut", "densemm", "lu", "matmul", "nqueens", "sor", "sort", "spmv", "uts",
@@ -31,7 +31,7 @@ def load():
     for call in ("call1", "call2", "call3"):
         # log lines first, JSON records then replace them
         plan = None
-        for line in open(os.path.join(RAW, call, "log.txt")):
+        for line in open(os.path.join(RAW, f"{call}_log.txt")):
             m = PLAN.match(line)
             if m:
                 plan = dict(reps=int(m.group(3)), args=m.group(4))
@@ -41,12 +41,12 @@ def load():
                 b, w, v, t, rss, ok = m.groups()
                 recs[(call, b, v, int(w))] = dict(bench=b, variant=v, workers=int(w), median=float(t),
                                                   peak_rss_mb=float(rss), oracle_ok=(ok == "ok"),
-                                                  reps=plan["reps"], args=plan["args"], source=f"{call}/log.txt")
-        for f in sorted(glob.glob(os.path.join(RAW, call, "part*.json"))):
+                                                  reps=plan["reps"], args=plan["args"], source=f"{call}_log.txt")
+        for f in sorted(glob.glob(os.path.join(RAW, f"{call}_part*.json"))):
             d = json.load(open(f))
             for r in d["runs"]:
                 r = dict(r)
-                r["source"] = f"{call}/{os.path.basename(f)}"
+                r["source"] = os.path.basename(f)
                 r["reps"] = d["reps"]
                 recs[(call, r["bench"], r["variant"], r["workers"])] = r
     return recs
@@ -61,10 +61,10 @@ def params_key(r):
 def main():
     global HERE, RAW
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--dir", default=HERE, help="the results folder: reads DIR/raw/, writes scaling.json, "
+    ap.add_argument("--dir", default=HERE, help="the results folder: reads its callN_* files, writes scaling.json, "
                     "table.md and speedup.png there (default: %(default)s)")
     a = ap.parse_args()
-    HERE, RAW = a.dir, os.path.join(a.dir, "raw")
+    HERE, RAW = a.dir, a.dir
     recs = load()
     # the chosen record per configuration: call 3 over call 2 over call 1, JSON over log (load() already
     # replaced a call's log record by its JSON record)
@@ -76,8 +76,8 @@ def main():
     repeats = [(k, recs[("call2",) + k], recs[("call3",) + k]) for k in chosen
                if ("call2",) + k in recs and ("call3",) + k in recs]
 
-    machine = json.load(open(os.path.join(RAW, "call2", "part01_lu.json")))["machine"]
-    strip = lambda r: {k: v for k, v in r.items() if k != "counters"}  # the runtimes' counters: see raw/
+    machine = json.load(open(os.path.join(RAW, "call2_part01_lu.json")))["machine"]
+    strip = lambda r: {k: v for k, v in r.items() if k != "counters"}  # the runtimes' counters: see the callN_*.json files
     out = dict(machine=machine, note=__doc__.strip(), runs=[strip(chosen[k]) for k in sorted(chosen)],
                call2_log_repeats=[recs[("call2",) + k] for k, _, _ in sorted(repeats)])
     with open(os.path.join(HERE, "scaling.json"), "w") as f:
@@ -101,7 +101,7 @@ def main():
             if not any(row):
                 continue
             reps = sorted({r["reps"] for r in row if r})
-            src = sorted({("json" if r["source"].endswith(".json") else "log") + "@" + r["source"].split("/")[0][-1]
+            src = sorted({("json" if r["source"].endswith(".json") else "log") + "@" + r["source"].split("_")[0][-1]
                           for r in row if r})
             cells = []
             for r in row:
