@@ -3,8 +3,8 @@
 # PLAN lines: kernel reps cap_s workers variants args...   (workers "-" = $WORKERS or 1,2,4,8,16; variants "-" = all of serial..omp)
 # Runs on the measuring machine from a folder that holds this script, env.sh, sysinfo.sh, the plans,
 # slaw-bench and its shared libraries (bench/results/scaling/README.md says how it was used); then
-# bench/scripts/scaling/make_table.py merges the OUTDIRs, copied back as bench/results/scaling/callN_* (the
-# OUTDIR's file F of call N as callN_F).
+# bench/scripts/scaling/make_table.py merges the OUTDIRs, copied back as bench/results/scaling/call1_* to
+# call3_* (the file F of call N's OUTDIR as callN_F).
 case "${1:-}" in -h|--help) sed -n '2,7s/^# \{0,1\}//p' "$0"; exit 0;; esac
 cd "$(dirname "$0")"
 . ./env.sh
