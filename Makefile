@@ -82,7 +82,7 @@ stress: build
 
 # The benchmark comparison (the README's main command): Release build with clang-19, the default suite at
 # 1 and 2 workers, every variant alternating, median of BENCH_REPS repetitions; prints the table and
-# writes bench/results/latest.{json,md} and plots.
+# writes bench/results/suite/latest.{json,md} and plots.
 # Ctrl-C stops slaw-bench, which writes the configurations it completed (marked "interrupted") and exits
 # with 130; the recipe's shell ignores that Ctrl-C (trap) so that report.py still prints their table,
 # then make stops with slaw-bench's status (1 for a failed oracle: the report shows it too).
@@ -91,11 +91,11 @@ BENCH_ARGS ?= --size default --workers 1,2
 bench: deps
 	@cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_BUILD_TESTS=OFF
 	cmake --build build-bench -j $(JOBS) --target slaw-bench
-	mkdir -p bench/results
-	@rm -f bench/results/latest.json
-	trap true INT; build-bench/bin/slaw-bench $(BENCH_ARGS) --reps $(BENCH_REPS) --json bench/results/latest.json \
-	  && status=0 || status=$$?; if [ -f bench/results/latest.json ]; then /usr/bin/python3 bench/scripts/report.py \
-	  bench/results/latest.json --md bench/results/latest.md --plots bench/results; fi; exit $$status
+	mkdir -p bench/results/suite
+	@rm -f bench/results/suite/latest.json
+	trap true INT; build-bench/bin/slaw-bench $(BENCH_ARGS) --reps $(BENCH_REPS) --json bench/results/suite/latest.json \
+	  && status=0 || status=$$?; if [ -f bench/results/suite/latest.json ]; then /usr/bin/python3 bench/scripts/report.py \
+	  bench/results/suite/latest.json --md bench/results/suite/latest.md --plots bench/results/suite; fi; exit $$status
 
 # slaw used from outside its tree (tests/package/check.sh, in a temporary directory): installed into a
 # prefix and found by find_package and by pkg-config, with both compilers, static and shared; as a

@@ -3,7 +3,7 @@
 T1/Ts overhead), DFDeques' T2 over slaw-dyn's, and slaw-dyn's time over the better fixed policy's at 1
 and 2 workers (issue 11's ADP and DFDeques targets). Medians, as slaw-bench records them.
 
-    python3 bench/scripts/scaling_table.py bench/results/latest.json
+    python3 bench/scripts/scaling_table.py bench/results/suite/latest.json
 """
 import json
 import sys

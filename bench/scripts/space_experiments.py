@@ -2,16 +2,20 @@
 """Space experiments: SLAW A5-A7 (PDFS stack bound, flat-loop fresh bound, S and F sweeps, policy
 trace) and DFDeques (K sweep, schedulers and peers on the allocating benchmarks).
 
-usage: bench/scripts/space_experiments.py run [--build DIR] [--reps N] [--only NAME[,NAME...]] [--quick]
-       bench/scripts/space_experiments.py summary [DIR]
+usage: bench/scripts/space_experiments.py run [--build DIR] [--work DIR] [--reps N] [--only NAME[,NAME...]] [--quick]
+       bench/scripts/space_experiments.py summary [RAW.json | DIR]
 
-`run` writes one slaw-bench JSON per process to bench/results/space/ (each variant and worker count in
-its own process, so that peak RSS is that variant's alone) and then the summary to
-bench/results/space/summary.md. Experiments: a5 (pdfs tori), a7 (policy traces of fib and pdfs, one
+`run` runs one slaw-bench process per configuration (each variant and worker count in its own process,
+so that peak RSS is that variant's alone), each writing its JSON to the work folder (default
+BUILD/space-runs). It then gathers them into bench/results/space/raw.json (one record per process,
+named as its JSON file was; records of experiments not run again are kept) and writes the summary to
+bench/results/space/summary.md. `summary` prints the summary of raw.json, of another such file, or of a
+folder of per-process JSON files. Experiments: a5 (pdfs tori), a7 (policy traces of fib and pdfs, one
 fresh runtime and one run each, so that the trace starts at the runtime's start), a6 (flat loop of
 10^7 asyncs), sweep_s, sweep_f, k_sweep, compare. --quick uses smaller inputs (a smoke test of the script, not for results).
 """
 import argparse
+import fnmatch
 import glob
 import json
 import os
@@ -21,6 +25,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/scripts/ -> the repository
 OUT = os.path.join(ROOT, "bench", "results", "space")
+RAW = os.path.join(OUT, "raw.json")
 ALLOCATING = ["densemm", "fft", "spmv", "barneshut"]
 EXPERIMENTS = ["a5", "a7", "a6", "sweep_s", "sweep_f", "k_sweep", "compare"]
 
@@ -32,17 +37,18 @@ def fail(msg):
 # ------------------------------------------------------------------------------------------ running
 
 class runner:
-    def __init__(self, build, reps, quick):
+    def __init__(self, build, work, reps, quick):
         self.bin = os.path.join(build, "bin", "slaw-bench")
         if not os.access(self.bin, os.X_OK):
             fail(f"{self.bin} not found: build it first (make bench) or pass --build DIR")
         self.reps = reps
         self.quick = quick
-        os.makedirs(OUT, exist_ok=True)
+        self.work = work
+        os.makedirs(work, exist_ok=True)
 
     def bench(self, name, bench, variant, workers, args=(), env=None, reps=None):
-        """Runs one slaw-bench process; returns its status ('ok', or why not) and writes OUT/name.json."""
-        path = os.path.join(OUT, name + ".json")
+        """Runs one slaw-bench process; returns its status ('ok', or why not) and writes WORK/name.json."""
+        path = os.path.join(self.work, name + ".json")
         cmd = [self.bin, "--bench", bench, "--variant", variant, "--workers", str(workers),
                "--reps", str(reps or self.reps), "--quiet", "--json", path]
         for a in args:
@@ -114,12 +120,42 @@ class runner:
 
 # ------------------------------------------------------------------------------------------ summary
 
-def load(d, name):
-    path = os.path.join(d, name + ".json")
+def records(path):
+    """{name: slaw-bench JSON}: the records of a raw.json, or the NAME.json files of a folder."""
+    if os.path.isdir(path):
+        out = {}
+        for p in glob.glob(os.path.join(path, "*.json")):
+            with open(p) as f:
+                out[os.path.basename(p)[:-5]] = json.load(f)
+        return out
     if not os.path.exists(path):
-        return None
+        return {}
     with open(path) as f:
-        j = json.load(f)
+        return json.load(f)["records"]
+
+
+def gather(work, raw):
+    """Adds the work folder's per-process JSON files to raw.json (a record run again replaces the old)."""
+    recs = records(raw)
+    recs.update(records(work))
+    about = ("bench/scripts/space_experiments.py run: one slaw-bench --json record per process, named "
+             "EXPERIMENT_BENCH[_SIZE]_VARIANT_WORKERSw (see the script)")
+    with open(raw, "w") as f:  # one record per line
+        f.write('{"about": ' + json.dumps(about) + ',\n "records": {\n')
+        f.write(",\n".join(f"  {json.dumps(n)}: {json.dumps(r, separators=(',', ':'))}" for n, r in sorted(recs.items())))
+        f.write("\n }\n}\n")
+
+
+def names(d, pattern):
+    """The record names of d that match a glob pattern."""
+    return [n for n in d if fnmatch.fnmatchcase(n, pattern)]
+
+
+def load(d, name):
+    j = d.get(name)
+    if j is None:
+        return None
+    path = name
     if "failed" in j:
         return {"failed": j["failed"]}
     runs = j["runs"]
@@ -179,7 +215,7 @@ def s_a5(d):
              "resident set; time in seconds (median).", "",
              "| side | workers | variant | time (s) | max WF depth | frames (MB) | memory (MB) | RSS (MB) |",
              "|---|---|---|---|---|---|---|---|"]
-    sides = sorted({int(p.split("_")[2]) for p in map(os.path.basename, glob.glob(os.path.join(d, "a5_pdfs_*_serial.json")))})
+    sides = sorted({int(n.split("_")[2]) for n in names(d, "a5_pdfs_*_serial")})
     for side in sides:
         r = load(d, f"a5_pdfs_{side}_serial")
         lines.append(f"| {side} | 1 | serial (8 MiB stack) | {secs(r)} | – | – | – | {cell(r, 'rss_mb', lambda v: f'{v:.0f}')} |")
@@ -224,7 +260,7 @@ def s_a6(d):
 
 def s_sweep(d, which):
     name = {"s": "S (stack bound, frames)", "f": "F (fresh-task bound)"}[which]
-    vals = sorted({int(os.path.basename(p)[:-5].rsplit("_", 1)[1]) for p in glob.glob(os.path.join(d, f"sweep_{which}_pdfs_*.json"))})
+    vals = sorted({int(n.rsplit("_", 1)[1]) for n in names(d, f"sweep_{which}_pdfs_*")})
     lines = [f"## Sweep of {name}: slaw-dyn, 2 workers (SLAW Fig 5.2 d–f)", "",
              "| " + which.upper() + " | pdfs 1000² time (s) | max WF depth | max fresh | memory (MB) | flat 10^6 time (s) | max fresh | memory (MB) |",
              "|---|---|---|---|---|---|---|---|"]
@@ -283,9 +319,10 @@ def s_compare(d):
     return lines
 
 
-def summary(d):
-    parts = ["# Space experiments", "", f"Produced by `bench/scripts/space_experiments.py run` (raw JSON beside this file; "
-             "each file is one slaw-bench process, its command in the file name and README).", ""]
+def summary(path):
+    d = records(path)
+    parts = ["# Space experiments", "", "Produced by `bench/scripts/space_experiments.py run` (raw JSON in raw.json beside this "
+             "file: one record per slaw-bench process, named after its experiment, kernel, variant and worker count).", ""]
     for f in (s_a5, s_a7, s_a6, lambda d: s_sweep(d, "s"), lambda d: s_sweep(d, "f"), s_k_sweep, s_compare):
         parts += f(d) + [""]
     return "\n".join(parts)
@@ -296,14 +333,15 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
     r.add_argument("--build", default=os.path.join(ROOT, "build-bench"))
+    r.add_argument("--work", help="where each process writes its JSON (default: BUILD/space-runs)")
     r.add_argument("--reps", type=int, default=3)
     r.add_argument("--only", default=",".join(EXPERIMENTS))
     r.add_argument("--quick", action="store_true")
     s = sub.add_parser("summary")
-    s.add_argument("dir", nargs="?", default=OUT)
+    s.add_argument("path", nargs="?", default=RAW, help="raw.json (the default) or a folder of per-process JSON files")
     a = ap.parse_args()
     if a.cmd == "summary":
-        print(summary(a.dir))
+        print(summary(a.path))
         return
     if a.reps < 1:
         fail(f"--reps {a.reps}: expected an integer >= 1")
@@ -311,13 +349,15 @@ def main():
     for e in only:
         if e not in EXPERIMENTS:
             fail(f"--only {e}: expected a comma-separated subset of {', '.join(EXPERIMENTS)}")
-    run = runner(a.build, a.reps, a.quick)
+    run = runner(a.build, a.work or os.path.join(a.build, "space-runs"), a.reps, a.quick)
     for e in EXPERIMENTS:
         if e in only:
             getattr(run, e)()
+    os.makedirs(OUT, exist_ok=True)
+    gather(run.work, RAW)
     with open(os.path.join(OUT, "summary.md"), "w") as f:
-        f.write(summary(OUT))
-    print(f"wrote {os.path.join(OUT, 'summary.md')}")
+        f.write(summary(RAW))
+    print(f"wrote {RAW} and {os.path.join(OUT, 'summary.md')}")
 
 
 if __name__ == "__main__":

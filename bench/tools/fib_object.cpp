@@ -4,7 +4,7 @@
 // its own resume function, and then runs a spawned child's body without leaving that function, which
 // it does not do for a directly recursive free function (docs/performance.md, "Function objects").
 // Used beside examples/fib by bench/scripts/fibnode_callgrind.sh and fib_side_by_side.py
-// (bench/results/session_1127/). Prints fib(N) and exits 1 if it is wrong, 2 on bad arguments.
+// (bench/results/fastpath/). Prints fib(N) and exits 1 if it is wrong, 2 on bad arguments.
 #include <cstdio>
 #include <cstdlib>
 

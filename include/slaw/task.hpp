@@ -168,7 +168,7 @@ template <class T>
 
 // Rethrows *e and deletes e. Out of line: an exception_ptr local in a coroutine is an object whose
 // address is taken, so clang keeps it in the frame and computes its address at every entry of the
-// resume function (bench/results/frame_addresses/).
+// resume function (bench/results/fastpath/).
 [[noreturn]] SLAW_EXPORT void rethrow_owned(std::exception_ptr* e);
 
 // Sequential call: the callee shares the caller's unit and its innermost finish.

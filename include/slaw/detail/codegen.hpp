@@ -1,6 +1,6 @@
 // Code-generation choices of the inline fast path (spawn, call, return, frame allocation), which
 // every user translation unit compiles: how it reads slaw's thread-locals, and how it calls its slow
-// paths, and how it adds to a counter that only its owner writes. Measured in bench/results/codegen/.
+// paths, and how it adds to a counter that only its owner writes. Measured in bench/results/fastpath/.
 #pragma once
 
 #include <atomic>
@@ -65,14 +65,14 @@
 // whole function. So the fast path uses the frame's own address, which it holds anyway: a task's
 // handle is computed from its promise (promise_base::self), the parent link holds the parent's frame
 // (promise_base::parent), and no exception_ptr is a local of a coroutine (rethrow_owned). Clang's fib
-// node 303 -> 287 instructions, GCC's 371 -> 364 (bench/results/frame_addresses/).
+// node 303 -> 287 instructions, GCC's 371 -> 364 (bench/results/fastpath/).
 
 // ---- how a task is passed ----
 // Every coroutine returns its slaw::task from the ramp (frame allocation and set-up). The task has a
 // destructor, so the Itanium ABI returns it through memory: the caller passes the address of a
 // temporary in its own frame, and a coroutine caller keeps such addresses in callee-saved registers,
 // computed at each of its resume function's entries. Clang's trivial_abi returns the task (one
-// pointer) in a register instead: 364 -> 333 instructions per fib node (bench/results/task_abi/). GCC
+// pointer) in a register instead: 364 -> 333 instructions per fib node (bench/results/fastpath/). GCC
 // has no such attribute. A task so passed is not interchangeable with one of the ordinary ABI, so the
 // ABI tag renames every function whose signature holds a task (implicitly also a non-template function
 // returning one): a program whose translation units pass tasks between clang and GCC code fails to link

@@ -25,7 +25,7 @@
 // against high); a free adds to it and compares it with span_ = high - low. A second room for the low
 // side (down_ = L - low, as the task gauge has) took two more instructions off a fib node but made
 // fib(35) 2-3 % slower under clang: two read-modify-write chains through memory instead of one
-// (bench/results/frame_rooms/).
+// (bench/results/fastpath/).
 //
 // AddressSanitizer builds (of the library and of the program: detail/sanitizers.hpp) poison free blocks
 // and the unused tail of every block (a block is addressable for exactly the n bytes asked for), so

@@ -66,7 +66,7 @@ struct promise_base {
   // Both compilers lay a coroutine frame out as its resume and destroy pointers, then the promise at
   // the next multiple of its alignment, which promise<T> keeps at or under 16: the frame begins 16 bytes
   // before the promise. Computed, the handle costs no store in every ramp and no load where a task is
-  // resumed (bench/results/frame_addresses/); promise<T>'s constructor asserts the layout.
+  // resumed (bench/results/fastpath/); promise<T>'s constructor asserts the layout.
   static constexpr std::size_t frame_offset = 16;
   void* frame() const noexcept { return const_cast<char*>(reinterpret_cast<const char*>(this)) - frame_offset; }
   std::coroutine_handle<> self() const noexcept { return std::coroutine_handle<>::from_address(frame()); }
@@ -104,10 +104,10 @@ inline promise_base* promise_of(void* frame) noexcept {
 // promise's and the parameter copies' destructors (nothing else is alive at the final suspend) and free
 // the memory, after a dispatch on the suspend index. GCC runs that through the whole actor function
 // (prologue, dispatch, epilogue): freeing here instead, when those destructors are trivial and the
-// frame is this worker's own block, saves 45 instructions per fib node (bench/results/plain_teardown/).
+// frame is this worker's own block, saves 45 instructions per fib node (bench/results/fastpath/).
 // Clang's destroy function is small: inlined here the free saved it 9 instructions per node and 2-3 %
 // of fib(35) once the free's slow calls stopped costing the caller registers (codegen.hpp; before
-// that it made fib(35) 4-7 % slower, bench/results/inplace_free_clang/).
+// that it made fib(35) 4-7 % slower, bench/results/fastpath/).
 // The destroy call as a cold entry (codegen.hpp), for callers whose common path should keep its values in
 // any register (worker::complete_other); the coroutines' own code measured better without.
 SLAW_COLD_ENTRY void cold_destroy(std::coroutine_handle<> frame) noexcept { frame.destroy(); }

@@ -11,7 +11,7 @@
 // steal takes (m = 1: the paper's steal). With the paper's one task per steal, a deep chain given up
 // (PDFS: ~312 frames per K = 50 000 bytes) came back one continuation per steal: ~10^6 steals through
 // R's lock for 10^6 tasks, 2.5x slaw-dyn's time at one worker and 5.6x at two (issue 11;
-// bench/results/dfdeques/two_workers.md).
+// bench/results/dfdeques/).
 //   B1 (R's count).  R's order (policy::deque_order) counts, for an ownerless deque, the steals that
 //      will empty it, units(m) = min(m, 2), not its entries: every steal from it, a waiting thief's
 //      included, takes exactly batch_of(m) entries, and units(m) - 1 = units(m - batch_of(m)), so R
@@ -41,7 +41,7 @@
 //      as the next thief of the rest would have done (B3). Each deque, given up or split off, is still
 //      emptied in at most two steals. Uncapped, a chain given up deeper than one period's frames moved
 //      whole at every steal and back at every give-up: quadratic in its depth (PDFS at K = 200 000, one
-//      worker: 1.6 * 10^8 entries moved, 9x the time at K = 50 000; bench/results/session_1127/).
+//      worker: 1.6 * 10^8 entries moved, 9x the time at K = 50 000; bench/results/dfdeques/).
 //   A waiting thief (it may run only tasks of its scope) takes the same entries; it runs e_1 if m = 1
 //   and the task is in its scope, and otherwise leaves the batch in R right of the victim, detached
 //   (then B3 needs no order of stealing across the cut), as an ownerless deque of its own (as if it
@@ -53,7 +53,7 @@
 // leaves the stopped task for the next steal, with a fresh quota. Each steal still starts one quota
 // period of at most K bytes, taken among the p leftmost deques; it runs a task of no lower priority
 // than the paper's steal would (the batch's top, not its bottom), and two steals empty a deque that
-// took m. Measured alternatives (two_workers.md): the bottom half with its top run was 1.5-3x slower
+// took m. Measured alternatives (bench/results/dfdeques/): the bottom half with its top run was 1.5-3x slower
 // on PDFS (it resumes the oldest continuations, whose vertices are out of cache); the whole deque
 // restarts the stopped chain at once (serial order, serial space, and each give-up copies the
 // growing deque: 25x slower).
