@@ -58,17 +58,48 @@ inline std::uint64_t loop_clock_ns() noexcept {
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
 }
 
-// What every piece of one loop shares. Lives in the frame of the loop's task until its last piece ended.
-template <class Body>
-struct loop_ctx {
-  Body& body;
+// Whether this worker should hand part of its loop to a thief: one asked (it found this worker's
+// deques empty) and nothing here is stealable already.
+inline bool loop_split_wanted(worker* w) noexcept {
+  return w->preempted_deque().split_requested() && !w->has_visible_work();
+}
+
+// What every piece of one loop shares (a scan's too): the rule's parameters, the schedule clause, the
+// stop flag and the chunk size last calibrated. Lives in the loop task's frame until its last piece ended.
+struct loop_shared {
   policy::loop_params params;
   std::uint64_t floor;
   policy::schedule schedule;
   std::atomic<bool> stop{false};     // a piece's body threw: the others stop at their next chunk
-  std::atomic<std::uint64_t> chunk;  // the last calibrated chunk size: where a new piece starts
-  loop_ctx(Body& b, const loop_options& o) noexcept
-      : body(b), params(tls_worker->loop_params()), floor(o.grain), schedule(o.schedule), chunk(o.grain) {}
+  std::atomic<std::uint64_t> chunk;  // where a new piece starts
+  explicit loop_shared(const loop_options& o) noexcept
+      : params(tls_worker->loop_params()), floor(o.grain), schedule(o.schedule), chunk(o.grain) {}
+};
+
+template <class Body>
+struct loop_ctx : loop_shared {
+  Body& body;
+  loop_ctx(Body& b, const loop_options& o) noexcept : loop_shared(o), body(b) {}
+};
+
+// One piece's pace: the size of its next chunk, and the time and size of its last (policy/loop_split.hpp).
+struct loop_pace {
+  std::uint64_t chunk, t0 = loop_clock_ns(), n = 0, ns = 0;
+  explicit loop_pace(const loop_shared& s) noexcept : chunk(s.chunk.load(std::memory_order_relaxed)) {}
+  std::size_t next(std::size_t left) const noexcept { return static_cast<std::size_t>(std::min<std::uint64_t>(chunk, left)); }
+  // A chunk of `ran` iterations ended: its time, and the next chunk's size.
+  void ran(const loop_shared& s, std::size_t ran) noexcept {
+    const std::uint64_t t1 = loop_clock_ns();
+    n = ran;
+    ns = t1 - t0;
+    t0 = t1;
+    chunk = policy::next_chunk(s.params, n, ns, s.floor);
+  }
+  // Whether to split the `left` iterations still to run now (a thief asked, and the rest pays for it).
+  bool split_now(const loop_shared& s, worker* w, std::size_t left) const noexcept {
+    return loop_split_wanted(w) && policy::should_split(s.params, left, n, ns, s.floor);
+  }
+  void restart() noexcept { t0 = loop_clock_ns(); }
 };
 
 // The accumulators of the pieces a piece split off: written by those pieces before they end, read by
@@ -81,11 +112,6 @@ struct split_results {
 };
 struct no_results {};
 
-// Whether this worker should hand part of its loop to a thief: one asked (it found this worker's
-// deques empty) and nothing here is stealable already.
-inline bool loop_split_wanted(worker* w) noexcept {
-  return w->preempted_deque().split_requested() && !w->has_visible_work();
-}
 
 template <class Body>
 task<> loop_piece(loop_ctx<Body>* cx, std::size_t lo, std::size_t hi, typename Body::acc* out);
@@ -103,29 +129,27 @@ task<> loop_piece(loop_ctx<Body>* cx, std::size_t lo, std::size_t hi, typename B
   acc_t acc{};
   std::conditional_t<folds, split_results<acc_t>, no_results> kids;
   auto scope = co_await start_finish();
-  std::uint64_t chunk = cx->chunk.load(std::memory_order_relaxed);
-  std::uint64_t t0 = loop_clock_ns();
+  loop_pace pace(*cx);
   try {
     while (lo < hi) {
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, hi - lo));
+      const std::size_t n = pace.next(hi - lo);
       if constexpr (Body::per_element) {
         for (std::size_t i = lo; i < lo + n; ++i) co_await cx->body.run_one(i, acc);
       } else {
         cx->body.run(lo, lo + n, acc);
       }
       lo += n;
-      const std::uint64_t t1 = loop_clock_ns(), ns = t1 - t0;
-      t0 = t1;
+      pace.ran(*cx, n);
       if (lo == hi || cx->stop.load(std::memory_order_relaxed)) break;
       worker* w = tls_worker;
-      if (loop_split_wanted(w) && policy::should_split(cx->params, hi - lo, n, ns, cx->floor)) [[unlikely]] {
+      if (pace.split_now(*cx, w, hi - lo)) [[unlikely]] {
         const std::size_t mid = lo + (hi - lo) / 2;
         w->count_loop_split();
         acc_t* slot = nullptr;
         if constexpr (folds) slot = kids.add();
         co_await spawn_piece(cx, lo, mid, slot);
         lo = mid;
-        t0 = loop_clock_ns();
+        pace.restart();
       } else if (w->preempt_pending()) [[unlikely]] {
         // This worker must stop its chain (its job's allotment shrank, or a DFDeques quota is spent):
         // the rest of the range goes with a spawn, whose slow path hands it over; this piece ends.
@@ -134,14 +158,13 @@ task<> loop_piece(loop_ctx<Body>* cx, std::size_t lo, std::size_t hi, typename B
         co_await spawn_piece(cx, lo, hi, slot);
         lo = hi;
       }
-      chunk = policy::next_chunk(cx->params, n, ns, cx->floor);
     }
   } catch (...) {
     cx->stop.store(true, std::memory_order_relaxed);
     throw;  // the scope, left early, waits for the pieces split off; the first exception wins
   }
   co_await end_finish(scope);
-  cx->chunk.store(chunk, std::memory_order_relaxed);
+  cx->chunk.store(pace.chunk, std::memory_order_relaxed);
   if constexpr (folds) {
     for (acc_t& k : kids.slots) cx->body.merge(acc, std::move(k));
     if (out) cx->body.merge(*out, std::move(acc));

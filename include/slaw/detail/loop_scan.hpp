@@ -56,19 +56,13 @@ struct scan_split {
 };
 
 template <class In, class Out, class T, class Op, bool Exclusive>
-struct scan_state {
+struct scan_state : loop_shared {
   In first;
   Out out;
   Op& op;
-  policy::loop_params params;
-  std::uint64_t floor;
-  policy::schedule schedule;
-  std::atomic<bool> stop{false};
-  std::atomic<std::uint64_t> chunk;
   std::mutex m;
   std::map<std::size_t, std::optional<T>> runs;  // run base -> its total (recorded when its chain ends)
-  scan_state(In f, Out o, Op& op_, const loop_options& opt)
-      : first(f), out(o), op(op_), params(tls_worker->loop_params()), floor(opt.grain), schedule(opt.schedule), chunk(opt.grain) {}
+  scan_state(In f, Out o, Op& op_, const loop_options& opt) : loop_shared(opt), first(f), out(o), op(op_) {}
 
   // Runs the chain over [lo, hi): each output written as the chain passes it (outputs of a relative
   // chain's base are left to the fix-up under Exclusive).
@@ -142,18 +136,16 @@ template <class S, class T>
 task<> scan_piece(S* s, std::size_t lo, std::size_t hi, scan_chain<T> ch, scan_split<T>* end_rec) {
   std::forward_list<scan_split<T>> splits;  // live until every role has ended (the finish below)
   auto scope = co_await start_finish();
-  std::uint64_t chunk = s->chunk.load(std::memory_order_relaxed);
-  std::uint64_t t0 = loop_clock_ns();
+  loop_pace pace(*s);
   try {
     while (lo < hi) {
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, hi - lo));
+      const std::size_t n = pace.next(hi - lo);
       s->run(lo, lo + n, ch);
       lo += n;
-      const std::uint64_t t1 = loop_clock_ns(), ns = t1 - t0;
-      t0 = t1;
+      pace.ran(*s, n);
       if (lo == hi || s->stop.load(std::memory_order_relaxed)) break;
       worker* w = tls_worker;
-      const bool split = loop_split_wanted(w) && policy::should_split(s->params, hi - lo, n, ns, s->floor);
+      const bool split = pace.split_now(*s, w, hi - lo);
       if (split || w->preempt_pending()) [[unlikely]] {
         // A preempted worker splits at lo: LEFT is empty and RIGHT, all that is left, goes with the
         // spawn's slow path (loop_piece.hpp).
@@ -170,14 +162,13 @@ task<> scan_piece(S* s, std::size_t lo, std::size_t hi, scan_chain<T> ch, scan_s
         co_await end_finish(scope);
         co_return;  // both roles ran to the ends of their ranges: this piece's range is done
       }
-      chunk = policy::next_chunk(s->params, n, ns, s->floor);
     }
   } catch (...) {
     s->stop.store(true, std::memory_order_relaxed);
     throw;
   }
   co_await end_finish(scope);
-  s->chunk.store(chunk, std::memory_order_relaxed);
+  s->chunk.store(pace.chunk, std::memory_order_relaxed);
   if (!s->stop.load(std::memory_order_relaxed)) scan_chain_ends(s, std::move(ch), end_rec);
 }
 
