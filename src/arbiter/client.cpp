@@ -44,8 +44,9 @@ client::client(const settings& s, client_options o)
   }
   attach_result r = open_or_create(name, params_, options_.attach_wait_ns);
   if (!r.map) {
-    detach("arbiter: " + r.error + as_if_alone() + ". Remove " + shm_file(name) +
-           " if no slaw job uses it, or choose another name with SLAW_ARBITER_NAME");
+    detach("arbiter: " + r.error + as_if_alone() +
+           (r.bad_object ? ". Remove " + shm_file(name) + " if no slaw job uses it, or choose another name with SLAW_ARBITER_NAME"
+                         : std::string()));
     return;
   }
   if (r.reinitialised) warn("arbiter: " + shm_file(name) + " was left half-initialised by a process that died; initialised it again");

@@ -41,8 +41,12 @@
 //     discarded, never undefined behaviour.
 //   * All atomics here are lock-free and address-free (static_asserts below), as they must be in memory
 //     that several processes map at different addresses.
-// Nothing in a mapped segment is trusted blindly: sizes and the version are checked before mapping, and
-// values read from it (cores, quantum length, policy, desires, slot indices) are clamped before use.
+// Nothing in a mapped segment is trusted blindly: the object's type, owner and mode, its sizes and the
+// version are checked before mapping, and values read from it (cores, quantum length, policy, desires,
+// slot indices) are clamped before use. Nor is the mapping itself: the segment is a file its user may
+// truncate while jobs use it, and an access past the new end would raise SIGBUS. The SIGBUS guard
+// (segment.hpp) turns such a fault into private zero pages under the whole mapping, so any access may
+// read zeros from then on; every reader copes with zeros as with any other value.
 #pragma once
 
 #include <pthread.h>
