@@ -4,7 +4,10 @@
 //   * a /dev/shm too small or full for the segment (SIGBUS while it was written): a tmpfs of the test's
 //     own, in a mount namespace of its own, so that the machine's /dev/shm is never filled;
 //   * a file size limit (ulimit -f) below the segment's size (SIGXFSZ, and a 0-byte segment left behind);
-//   * a FIFO at the name (a reader blocked on it), a segment other users may write.
+//   * the segment truncated while jobs use it (SIGBUS at the next access), also under a running runtime;
+//   * a quantum clock in the future (no boundary, so no reaping, ever again);
+//   * a registration that found the mutex busy or the table full (given up for good);
+//   * the segment removed while jobs run (the jobs split into two tables).
 // The ones that would kill the process run in a forked child, whose end the parent reports. A child's
 // alarm is its watchdog (a hang ends in SIGALRM, reported as a failure). The tests whose children start
 // a runtime's threads have no watchdog thread of their own: ThreadSanitizer does not let a child of a
@@ -187,6 +190,265 @@ TEST(ArbiterHazards, AFileSizeLimitBelowTheSegmentMeansAsIfAloneNotSigxfsz) {
   EXPECT_TRUE(c.register_job(2));
   EXPECT_TRUE(c.created_segment());
   EXPECT_EQ(object_size(name), sizeof(arb::segment));
+}
+
+// The segment truncated by its user while a job uses it: the next access to a page past the new end
+// raised SIGBUS and killed the job. Now the fault is caught (segment.hpp, the SIGBUS guard), the job's
+// mapping becomes private zeros, and the job runs as if alone with one warning. Truncated to 0, to one
+// page (the header and the first slots stay, the rest is cut off), and to nothing then back to the full
+// size (all zeros: no fault, but no segment either).
+TEST(ArbiterHazards, ASegmentTruncatedWhileInUseMeansAsIfAloneNotSigbus) {
+  slaw_test::watchdog dog("ASegmentTruncated", "a job hung", 120);
+  for (const long to : {0L, 4096L, -1L}) {
+    scoped_name name;
+    const outcome o = in_child([&](FILE* say) {
+      child_checks check{say};
+      std::vector<std::string> warnings;
+      arb::client_options opts;
+      opts.warn = [&](const std::string& m) { warnings.push_back(m); };
+      arb::client c(settings_for(name, 4), opts);
+      check(c.register_job(4, 4.0), "could not register");
+      std::uint64_t t = arb::monotonic_ns();
+      c.tick(t);
+      const std::string file = arb::shm_file(name);
+      check(::truncate(file.c_str(), to < 0 ? 0 : to) == 0, "truncate");
+      if (to < 0) check(::truncate(file.c_str(), sizeof(arb::segment)) == 0, "truncate back");
+      for (int i = 0; i < 5; ++i) {  // quanta go by: each tick runs a boundary, which reads every slot
+        c.report(2.0, {0.5, 3});
+        c.tick(t += 50'000'000);
+        (void)c.allotment();
+        (void)c.jobs();
+        (void)c.policy();
+      }
+      expect_alone(check, c, warnings, to < 0 ? "not a slaw arbiter segment any more" : "truncated", 4);
+      return check.status();
+    });
+    EXPECT_TRUE(o.ok()) << "truncated to " << to << ": " << o.how();
+  }
+}
+
+// The same under a running slaw::runtime: the job goes on computing right, with all its workers.
+TEST(ArbiterHazards, ARuntimeWhoseSegmentIsTruncatedGoesOnAlone) {
+  scoped_name name;
+  forked_job job([&](int ctl) {
+    slaw::config cfg;
+    cfg.workers = 2;
+    cfg.arbiter.name = name.str();
+    cfg.arbiter.cores = 2;
+    cfg.arbiter.quantum_ns = 1'000'000;
+    long wrong = 0;
+    std::string stats;
+    {
+      slaw::runtime rt(cfg);
+      pollfd p{ctl, POLLIN, 0};
+      while (::poll(&p, 1, 0) == 0) wrong += rt.run(fib(20)) != fib_serial(20);
+      stats = rt.stats().arbiter_json;
+    }
+    if (wrong) std::fprintf(stderr, "%ld wrong results\n", wrong);
+    if (!has(stats, "truncated") || !has(stats, "\"policy\":\"off\"")) std::fprintf(stderr, "stats: %s\n", stats.c_str());
+    return wrong == 0 && has(stats, "truncated") && has(stats, "\"policy\":\"off\"") ? 0 : 1;
+  });
+  // Truncated once the job has run a few quanta.
+  ASSERT_TRUE(eventually([&] {
+    const arb::segment_view v = look(name);
+    return v.jobs.size() == 1 && v.jobs[0].reports >= 3;
+  })) << describe(name);
+  ASSERT_EQ(::truncate(arb::shm_file(name).c_str(), 0), 0);
+  // Ten more quanta, then stop.
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  job.stop();
+  const int st = job.wait();
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+      << (WIFSIGNALED(st) ? "killed by signal " + std::to_string(WTERMSIG(st)) : "status " + std::to_string(st));
+}
+
+// A quantum start in the future (written by a buggy or hostile process of the same user): the expiry
+// test never passed again, so no boundary ran and dead jobs were never reaped. A start more than a
+// quantum ahead of the clock is now a quantum that has expired.
+TEST(ArbiterHazards, AQuantumStartInTheFutureDoesNotStopTheBoundaries) {
+  scoped_name name;
+  arb::client a(settings_for(name, 4));
+  ASSERT_TRUE(a.register_job(4, 4.0));
+  arb::segment& seg = a.map()->seg();
+  std::fflush(nullptr);
+  const pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  ASSERT_EQ(waitpid(gone, nullptr, 0), gone);
+  {
+    arb::table_lock lk(seg, arb::own_identity(), -1, arb::monotonic_ns() + 1'000'000'000);
+    ASSERT_TRUE(lk.held());
+    std::uint64_t ticket = 0;
+    ASSERT_GE(arb::claim_slot(seg, {{gone, 1, arb::own_identity().pid_ns}, 9, 4, 4.0, "gone"}, ticket), 0);
+    arb::recompute(seg, 0);
+  }
+  EXPECT_EQ(a.allotment(), 2u);
+  for (const std::uint64_t start : {arb::monotonic_ns() + 3'600'000'000'000ull, ~0ull - 1000}) {
+    seg.header.quantum_start_ns.store(start);
+    const std::uint64_t q = look(name).quantum;
+    EXPECT_TRUE(a.tick(arb::monotonic_ns())) << "no boundary with the quantum's start " << start;
+    EXPECT_EQ(look(name).quantum, q + 1);
+    EXPECT_LE(seg.header.quantum_start_ns.load(), arb::monotonic_ns());
+  }
+  EXPECT_EQ(look(name).reaped, 1u);
+  EXPECT_EQ(look(name).jobs.size(), 1u);
+  EXPECT_EQ(a.allotment(), 4u);
+}
+
+// A job that finds the mutex busy for longer than its wait used to give up for good and run alone while
+// the others shared the cores without it. It now runs as if alone only until a later tick registers it.
+TEST(ArbiterHazards, ARegistrationThatFindsTheMutexBusyIsRetried) {
+  scoped_name name;
+  arb::client holder(settings_for(name, 4));
+  ASSERT_TRUE(holder.attached());
+  std::vector<std::string> warnings;
+  arb::client_options opts;
+  opts.lock_wait_ns = 5'000'000;
+  opts.warn = [&](const std::string& m) { warnings.push_back(m); };
+  arb::client late(settings_for(name, 4), opts);
+  {
+    arb::table_lock lk(holder.map()->seg(), arb::own_identity(), -1, arb::monotonic_ns() + 1'000'000'000);
+    ASSERT_TRUE(lk.held());
+    EXPECT_FALSE(late.register_job(4, 2.5));
+    EXPECT_FALSE(late.registered());
+    EXPECT_EQ(late.allotment(), 4u);  // as if alone meanwhile
+    late.tick(arb::monotonic_ns());   // still held: still waiting
+    EXPECT_FALSE(late.registered());
+  }
+  EXPECT_TRUE(late.attached()) << late.off_reason();
+  late.tick(arb::monotonic_ns());
+  EXPECT_TRUE(late.registered()) << late.off_reason();
+  const arb::segment_view v = look(name);
+  ASSERT_EQ(v.jobs.size(), 1u);
+  EXPECT_EQ(v.jobs[0].desire, 2.5);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(has(warnings[0], "busy")) << warnings[0];
+}
+
+// The same with a full table: the job registers once a slot frees.
+TEST(ArbiterHazards, AJobThatFindsTheTableFullRegistersWhenASlotFrees) {
+  scoped_name name;
+  arb::client first(settings_for(name, 4));
+  ASSERT_TRUE(first.register_job(2));
+  arb::segment& seg = first.map()->seg();
+  const arb::process_identity me = arb::own_identity();
+  std::vector<std::pair<int, std::uint64_t>> fakes;
+  {
+    arb::table_lock lk(seg, me, -1, arb::monotonic_ns() + 1'000'000'000);
+    ASSERT_TRUE(lk.held());
+    for (;;) {
+      std::uint64_t ticket = 0;
+      const int slot = arb::claim_slot(seg, {me, 1000, 1, 1.0, "filler"}, ticket);
+      if (slot < 0) break;
+      fakes.emplace_back(slot, ticket);
+    }
+    arb::recompute(seg, 0);
+  }
+  ASSERT_EQ(fakes.size(), arb::slot_count - 1);
+  std::vector<std::string> warnings;
+  arb::client_options opts;
+  opts.warn = [&](const std::string& m) { warnings.push_back(m); };
+  arb::client late(settings_for(name, 4), opts);
+  EXPECT_FALSE(late.register_job(3, 1.5));
+  late.tick(arb::monotonic_ns());
+  EXPECT_FALSE(late.registered());
+  EXPECT_EQ(late.allotment(), 3u);
+  {
+    arb::table_lock lk(seg, me, -1, arb::monotonic_ns() + 1'000'000'000);
+    ASSERT_TRUE(lk.held());
+    ASSERT_TRUE(arb::free_slot(seg, fakes.back().first, fakes.back().second));
+  }
+  late.tick(arb::monotonic_ns());
+  EXPECT_TRUE(late.registered()) << late.off_reason();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(has(warnings[0], "full")) << warnings[0];
+}
+
+// The probe: many jobs start at once (more than the table holds). Each registers, ticks a few
+// quanta and leaves; every one of them must get a slot at some point. Before, a job whose wait for the
+// mutex ran out (or that found the table full) never tried again.
+TEST(ArbiterHazards, ManyJobsStartingAtOnceAllRegisterAtSomePoint) {
+  const int procs = static_cast<int>(slaw_test::scaled(270, 40));
+  slaw_test::watchdog dog("ManyJobsStartingAtOnce", "a job never registered", 280);
+  scoped_name name;
+  int go[2], results[2];
+  ASSERT_EQ(pipe(go), 0);
+  ASSERT_EQ(pipe(results), 0);
+  std::vector<pid_t> kids;
+  std::fflush(nullptr);
+  for (int i = 0; i < procs; ++i) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      alarm(240);
+      close(go[1]);
+      close(results[0]);
+      char c;
+      (void)!read(go[0], &c, 1);  // 0 when the parent closes its end: all start together
+      arb::client_options o;
+      o.lock_wait_ns = 1'000'000;  // the probe's 1 s, scaled down to make a busy mutex likely
+      o.warn = [](const std::string&) {};
+      arb::client cl(settings_for(name.str(), 8), o);
+      cl.register_job(2, 2.0);
+      while (!cl.registered()) {
+        if (!cl.attached()) _exit(3);  // gave up for good
+        ::usleep(1000);
+        cl.tick(arb::monotonic_ns());
+      }
+      const char one = 1;
+      (void)!write(results[1], &one, 1);
+      for (int k = 0; k < 3; ++k) {
+        ::usleep(1000);
+        cl.tick(arb::monotonic_ns());
+      }
+      cl.unregister();
+      _exit(0);
+    }
+    kids.push_back(pid);
+  }
+  close(go[0]);
+  close(results[1]);
+  close(go[1]);
+  int registered = 0;
+  char c;
+  while (read(results[0], &c, 1) == 1) ++registered;
+  close(results[0]);
+  int failed = 0;
+  for (pid_t k : kids) {
+    int st = 0;
+    EXPECT_EQ(waitpid(k, &st, 0), k);
+    failed += !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  EXPECT_EQ(registered, procs);
+  EXPECT_EQ(failed, 0);
+  // A job's unregister waits 1 ms for the mutex too, so a slot may be left: the next registration reaps
+  // it (its process is gone).
+  arb::client last(settings_for(name, 8));
+  ASSERT_TRUE(last.register_job(1));
+  const arb::segment_view v = look(name);
+  EXPECT_TRUE(v.consistent);
+  EXPECT_EQ(v.jobs.size(), 1u) << describe(name);
+}
+
+// The segment removed (shm_unlink) while jobs run: they kept the orphan, and the next job made a new
+// segment at the name, so the machine had two tables that each shared all the cores. Jobs now compare
+// the name's object with their own and rejoin the one at the name.
+TEST(ArbiterHazards, JobsOfARemovedSegmentRejoinTheOneAtTheName) {
+  slaw_test::watchdog dog("JobsOfARemovedSegment", "the jobs never met in one table", 120);
+  scoped_name name;
+  const arb::settings s = settings_for(name, 2);
+  forked_job a(s, {2, 2.0}), b(s, {2, 2.0});
+  ASSERT_TRUE(eventually([&] { return shows(name, {{a.pid(), 1}, {b.pid(), 1}}); })) << describe(name);
+  ASSERT_TRUE(arb::remove_segment(name));
+  forked_job c(s, {2, 2.0});
+  auto pids = [&] {
+    std::set<pid_t> p;
+    for (const auto& j : look(name).jobs) p.insert(j.pid);
+    return p;
+  };
+  EXPECT_TRUE(eventually([&] { return pids() == std::set<pid_t>{a.pid(), b.pid(), c.pid()}; })) << describe(name);
+  std::uint32_t sum = 0;
+  for (const auto& j : look(name).jobs) sum += j.allotment;
+  EXPECT_LE(sum, 2u);
 }
 
 // Objects at the name that are not a segment of this user's: a FIFO (opening it for reading used to
