@@ -28,7 +28,14 @@
 //      policy::allot over the same set of active jobs, so Σ allotment ≤ cores under deq and equi, and each
 //      allotment ≤ that job's workers.
 //   L5 A slot's ticket is unique over the segment's life (next_ticket only grows) and is 0 while the slot
-//      is free: a job that finds another ticket in its slot knows it was reaped.
+//      is free: a job that finds another ticket in its slot knows it was reaped. A segment's life is
+//      named by its creation stamp (created_unix_ns, written once by its initialiser): a job that finds
+//      another stamp (its user truncated the segment to 0 and a job created it anew) holds no slot there
+//      and registers again (client.cpp, check_segment).
+//   L6 The quantum's start is a CLOCK_MONOTONIC time written by a job at a boundary, so it is never more
+//      than one quantum ahead of a clock read after that boundary: a start further ahead is a wrong value,
+//      and counts as an expired quantum (table.hpp quantum_due) so that the next boundary writes a real
+//      one. Trusted as written, a start in the future stopped every boundary, and all reaping, for good.
 //
 // Memory ordering:
 //   * Writers serialise on the mutex, which orders their accesses (lock = acquire, unlock = release).
@@ -41,8 +48,14 @@
 //     discarded, never undefined behaviour.
 //   * All atomics here are lock-free and address-free (static_asserts below), as they must be in memory
 //     that several processes map at different addresses.
-// Nothing in a mapped segment is trusted blindly: sizes and the version are checked before mapping, and
-// values read from it (cores, quantum length, policy, desires, slot indices) are clamped before use.
+// Nothing in a mapped segment is trusted blindly: the object's type, owner and mode, its sizes and the
+// version are checked before mapping, and values read from it (cores, quantum length and start, heartbeat
+// limit, policy, desires, slot indices) are clamped before use. Nor is the mapping itself: the segment is
+// a file its user may truncate while jobs use it, and an access past the new end would raise SIGBUS.
+// The SIGBUS guard (segment.hpp) turns such a fault into private zero pages under the whole mapping, so
+// any access may read zeros from then on; every reader copes with zeros as with any other value, and the
+// job runs as if alone from its next tick. The invariants above hold for the shared table; a job whose
+// mapping was lost no longer takes part in it (its slot is reaped when its heartbeat goes stale).
 #pragma once
 
 #include <pthread.h>

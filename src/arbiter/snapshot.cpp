@@ -2,8 +2,11 @@
 
 #include <sched.h>
 
+#include <sys/stat.h>
+
 #include <cstring>
 
+#include "arbiter/segment.hpp"
 #include "arbiter/table.hpp"
 
 namespace slaw::arbiter {
@@ -79,6 +82,24 @@ segment_view take_snapshot(const segment& s, int tries) {
   }
   v.jobs = std::move(jobs);
   return v;
+}
+
+read_result read_segment(const std::string& name) {
+  read_result r;
+  const attach_result a = open_readonly(name);
+  if (!a.map) {
+    r.error = a.error;
+    return r;
+  }
+  r.view = take_snapshot(a.map->view());
+  if (a.map->lost()) {
+    struct stat st {};
+    const std::string file = shm_file(name);
+    r.error = "shared-memory segment " + name + " (" + file + "): truncated while it was being read";
+    if (::stat(file.c_str(), &st) == 0) r.error += " (" + std::to_string(st.st_size) + " bytes now)";
+    r.view = {};
+  }
+  return r;
 }
 
 }  // namespace slaw::arbiter

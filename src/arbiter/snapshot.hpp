@@ -50,4 +50,13 @@ struct segment_view {
 // Copies `s`, retrying up to `tries` times while a writer is mid-update.
 segment_view take_snapshot(const segment& s, int tries = 1000);
 
+// slaw-top's read of segment `name`: maps it read-only (open_readonly: it refuses what the jobs refuse,
+// and never blocks), copies it, and unmaps it. `error` says why there is no view: the object at the
+// name, or a truncation that the copy ran into (the SIGBUS guard turned it into zeros: segment.hpp).
+struct read_result {
+  segment_view view;
+  std::string error;  // "" if `view` is a copy of the segment
+};
+read_result read_segment(const std::string& name);
+
 }  // namespace slaw::arbiter

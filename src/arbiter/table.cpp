@@ -31,6 +31,17 @@ std::uint64_t quantum_ns_of(const segment_header& h) noexcept {
   return std::clamp<std::uint64_t>(h.quantum_ns.load(rlx), 100'000, 10'000'000'000ull);
 }
 
+std::uint64_t stale_quanta_of(const segment_header& h) noexcept {
+  return std::clamp<std::uint64_t>(h.stale_quanta.load(rlx), 2, 1'000'000);
+}
+
+bool quantum_due(const segment_header& h, std::uint64_t now_ns) noexcept {
+  const std::uint64_t start = h.quantum_start_ns.load(rlx);
+  const std::uint64_t length = quantum_ns_of(h);
+  if (start <= now_ns) return now_ns - start >= length;
+  return start - now_ns > length;
+}
+
 policy_setting policy_of(const segment_header& h) noexcept {
   const std::uint32_t p = h.policy.load(rlx);
   return p == static_cast<std::uint32_t>(policy_setting::equi)  ? policy_setting::equi
@@ -120,7 +131,7 @@ bool free_slot(segment& s, int i, std::uint64_t ticket) {
 std::uint32_t reap(segment& s, const process_identity& me, std::uint64_t quantum_after) {
   segment_header& h = s.header;
   const std::uint64_t q = h.quantum.load(rlx);
-  const std::uint64_t stale = std::max<std::uint64_t>(h.stale_quanta.load(rlx), 2);
+  const std::uint64_t stale = stale_quanta_of(h);
   std::uint32_t dropped = 0;
   for (job_slot& j : s.slots) {
     if (j.state.load(rlx) != slot_active) continue;

@@ -5,6 +5,13 @@
 // Every hold of the lock is one table_seq write window (odd from acquire to release), so lock-free
 // readers (slaw-top) never accept a copy taken while a holder was writing, and a holder that dies leaves
 // the window odd until the next holder closes it.
+//
+// Registration is never lost (client.cpp): a job that cannot take the lock within its wait, or finds no
+// free slot, holds no slot and retries, with one try-lock, at every tick, until it registers or leaves.
+// It runs as if alone meanwhile (all its workers), as it would without the arbiter; L4 holds for the
+// registered jobs only. The quantum boundary re-reads the clock under the lock (a caller's `now` may be
+// late: preempted after reading it) and runs only if quantum_due, so that a late `now` never runs a
+// boundary early, and a start in the future (layout.hpp L6) never stops them.
 #pragma once
 
 #include <cstdint>
@@ -76,6 +83,15 @@ void repair(segment& s, const process_identity& me);
 // The segment's settings, clamped (values from shared memory are not trusted).
 std::uint32_t cores_of(const segment_header& h) noexcept;
 std::uint64_t quantum_ns_of(const segment_header& h) noexcept;
+std::uint64_t stale_quanta_of(const segment_header& h) noexcept;  // in [2, 1e6]
+
+// Whether the quantum in force has expired at `now_ns` (CLOCK_MONOTONIC), so that a boundary is due. A
+// start more than one quantum ahead of `now_ns` is one no job's clock could have written (a buggy or
+// hostile writer, or a job in another time namespace): it counts as expired, so the next boundary
+// restarts the clock at a real time. Taken at face value it stopped every boundary, and with them all
+// reaping, for good. A start less than a quantum ahead is the ordinary skew of a `now_ns` read just
+// before another job ran the boundary.
+bool quantum_due(const segment_header& h, std::uint64_t now_ns) noexcept;
 policy_setting policy_of(const segment_header& h) noexcept;
 const char* policy_name(policy_setting p) noexcept;
 

@@ -1,6 +1,8 @@
 // slaw-top: the jobs sharing the machine's cores through the arbiter, refreshed (docs/arbiter.md § slaw-top).
 // It maps the segment read-only and copies it through the seqlocks: it never creates the segment, never
-// takes its locks, never writes it, so it cannot slow a job down or disturb the table.
+// takes its locks, never writes it, so it cannot slow a job down or disturb the table. It refuses what
+// the jobs refuse (another user's object, one other users may write, a FIFO, a bad header), opens the
+// name without blocking, and survives a truncation under its copy (read_segment, the SIGBUS guard).
 //
 //   slaw-top [--name /NAME] [--interval SECONDS] [--once] [--json]
 // Exit status: 0; 1 if the segment cannot be read (with --once); 2 for a bad argument.
@@ -40,14 +42,14 @@ int bad_argument(const std::string& what) {
 // One refresh: true if the segment could be read.
 bool show(const std::string& name, bool json, bool clear) {
   using namespace slaw::arbiter;
-  attach_result r = open_readonly(name);
-  if (!r.map) {
+  const read_result r = read_segment(name);
+  if (!r.error.empty()) {
     if (json) std::printf("{\"segment\": \"%s\", \"error\": \"unreadable\"}\n", name.c_str());
     std::fprintf(stderr, "slaw-top: %s\n", r.error.c_str());
     std::fflush(stdout);
     return false;
   }
-  const segment_view v = take_snapshot(r.map->view());
+  const segment_view& v = r.view;
   const std::string text = json ? format_json(name, v) + "\n" : format_text(name, v, monotonic_ns());
   if (clear) std::fputs("\033[H\033[2J", stdout);
   std::fputs(text.c_str(), stdout);

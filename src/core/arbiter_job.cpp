@@ -66,15 +66,25 @@ arbiter_job::~arbiter_job() {
 void arbiter_job::loop() {
   std::unique_lock<std::mutex> lk(m_);
   for (;;) {
+    if (client_->detached()) {
+      // As if alone for good: the allotment is all workers, and nothing is left to report.
+      lk.unlock();
+      apply(client_->allotment());
+      lk.lock();
+      cv_.wait(lk, [this] { return stop_; });
+      return;
+    }
     const std::uint64_t quantum = std::max<std::uint64_t>(client_->quantum_ns(), 100'000);
-    const auto next = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(quantum_start_ns_ + quantum));
+    // Idle: the desire reported is 0 until a run begins, which wakes the thread (the idle stride).
+    const std::uint64_t length = idle_.load(std::memory_order_relaxed) ? quantum * idle_stride_quanta(client_->stale_quanta()) : quantum;
+    const auto next = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(quantum_start_ns_ + length));
     if (cv_.wait_until(lk, next, [this] { return stop_ || report_now_; })) {
       if (stop_) return;
       report_now_ = false;
       lk.unlock();
       report_busy();
       lk.lock();
-      continue;  // the same quantum goes on
+      continue;  // a busy quantum starts
     }
     lk.unlock();
     end_quantum(now_ns());
@@ -96,11 +106,30 @@ void arbiter_job::run_begins() {
   cv_.notify_all();
 }
 
+// The first report of a busy stretch. The quantum being measured starts now: the idle time before it
+// (up to an idle stride) is not the run's, and would count as time asleep.
 void arbiter_job::report_busy() {
   if (!idle_.load(std::memory_order_relaxed)) return;  // a quantum's end saw the run first
   idle_.store(false, std::memory_order_relaxed);
+  const std::uint64_t now = now_ns();
   client_->report(state_.desire, {1.0, rt_.injected_size()});
   client_->tick(arbiter::monotonic_ns());
+  apply(client_->allotment());
+  rebase(now);
+}
+
+void arbiter_job::rebase(std::uint64_t now) {
+  for (std::size_t i = 0; i < rt_.workers.size(); ++i) {
+    const worker::quantum_counters& c = rt_.workers[i]->quantum();
+    worker_marks& m = marks_[i];
+    const std::uint64_t asleep = c.asleep_since.load(rlx);
+    m.attempts = c.steal_attempts.get();
+    m.purely = c.purely_unsuccessful.get();
+    m.length = c.sampled_length.get();
+    m.mugs = c.mugs.get();
+    m.slept = c.sleep_ns.get() + (asleep && asleep < now ? now - asleep : 0);
+  }
+  quantum_start_ns_ = now;
 }
 
 // The end of quantum q (A-Deque §IV-B, digest §3.2): S, S_p, LEN and the mugs summed over the workers

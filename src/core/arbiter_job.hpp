@@ -12,6 +12,9 @@
 // parked workers (the `allot_event` futex, runtime_impl). Ranks keep one worker per leaf place first,
 // so with places no place is left without a worker: the allotment applied is at least the leaf count.
 //
+// While the runtime is idle the thread wakes only every idle_stride_quanta quanta (below); once the
+// client runs as if alone for good (client::detached) it only waits for the runtime to stop.
+//
 // Threads: the constructor and destructor run on the runtime's owner; everything else on the quantum
 // thread, except add_stats/reset_stats (any thread; the summary has its own mutex).
 #pragma once
@@ -44,6 +47,17 @@ class runtime_impl;
 // asleep as failed attempts (an idle worker of the paper's model keeps stealing; ours sleeps).
 inline constexpr double steal_attempt_ns = 1000.0;
 
+// The idle stride. An idle runtime (no run in progress) reports desire 0, which cannot change until a run
+// begins, and a run wakes the quantum thread at once (run_begins). So while idle the thread ends a
+// quantum only every idle_stride_quanta(L) quanta, L being the segment's heartbeat limit (a job without
+// a heartbeat for L quanta is dropped): a quarter of it keeps the heartbeat four times inside the limit,
+// while another job runs a boundary every quantum. The idle thread's CPU cost falls by the same factor
+// (docs/multijob.md § What the quantum costs). What waits for the next idle tick: registering a pending
+// job and noticing a removed segment, neither of which matters before a run (whose first report ticks).
+inline std::uint64_t idle_stride_quanta(std::uint64_t stale_quanta) noexcept {
+  return stale_quanta / 4 > 1 ? stale_quanta / 4 : 1;
+}
+
 class arbiter_job {
  public:
   // Registers the runtime (unless SLAW_ARBITER=off) and starts the quantum thread. `min_allotment`:
@@ -65,6 +79,7 @@ class arbiter_job {
   void loop();
   void end_quantum(std::uint64_t now_ns);
   void report_busy();
+  void rebase(std::uint64_t now_ns);  // a quantum starts now: the workers' counters are marked, not summed
   void apply(std::uint32_t allotment);
 
   runtime_impl& rt_;

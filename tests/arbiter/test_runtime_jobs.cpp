@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/arbiter_job.hpp"
 #include "fib_job.hpp"
 #include "support.hpp"
 
@@ -168,6 +169,38 @@ TEST(ArbiterRuntime, AnIdleRuntimeTakesNoCoresFromABusyOne) {
   EXPECT_EQ(wrong_idle, 0);
   const std::string j = idle.stats().arbiter_json;
   EXPECT_GT(field(j, "idle_quanta"), 0) << j;
+}
+
+// An idle runtime's quantum thread used to wake every quantum, to report the desire 0 it already
+// reported: 10 % of a core at SLAW_QUANTUM_MS=0.1. It now sleeps detail::idle_stride_quanta quanta at a
+// time while idle (a run wakes it at once), which keeps its heartbeat well inside the limit: it is never
+// dropped, while a busy job beside it runs a boundary every quantum. The bound on its wake-ups is an
+// upper bound only (a slow machine wakes it less often, never more).
+TEST(ArbiterRuntime, AnIdleRuntimeWakesOncePerStrideAndKeepsItsSlot) {
+  scoped_name name;
+  arb::client_options o;
+  o.stale_quanta = 1000;  // the busy period's heartbeat limit (the first job's): 100 ms at 0.1 ms quanta
+  arb::client busy(settings_for(name, 2, 0.1), o);
+  ASSERT_TRUE(busy.register_job(2, 2.0));
+  slaw::runtime idle(job_config(name, 2, 2, 0.1));
+  const std::uint64_t stride = slaw::detail::idle_stride_quanta(1000);
+  ASSERT_GE(stride, 10u);
+  ASSERT_LE(stride, 1000u / 2);
+  const auto t0 = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(300)) {
+    busy.tick(arb::monotonic_ns());
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  const double elapsed_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+  const arb::segment_view v = look(name);
+  const std::string j = idle.stats().arbiter_json;
+  EXPECT_GT(v.boundaries, 100u) << "the busy job ran too few boundaries to test anything";
+  // Without the stride: one wake-up per quantum, about 3000 here.
+  EXPECT_LE(field(j, "idle_quanta"), elapsed_ns / (static_cast<double>(stride) * 100'000) + 3) << j;
+  EXPECT_EQ(v.reaped, 0u) << "the idle runtime was dropped: " << describe(name);
+  EXPECT_EQ(v.jobs.size(), 2u) << describe(name);
+  // A run wakes it at once: its desire is reported before its first stride ends.
+  EXPECT_EQ(idle.run(fib(18)), fib_serial(18));
 }
 
 TEST(ArbiterRuntime, OffRegistersNothing) {

@@ -25,9 +25,9 @@ struct run_result {
   std::string out;
 };
 
-run_result run(const std::string& args) {
+run_result run(const std::string& args, const std::string& prefix = "") {
   run_result r;
-  const std::string cmd = std::string(SLAW_TOP_PATH) + " " + args;
+  const std::string cmd = prefix + std::string(SLAW_TOP_PATH) + " " + args;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   char buf[4096];
@@ -139,4 +139,66 @@ TEST(SlawTop, RefreshesAtTheInterval) {
   ASSERT_TRUE(mine.register_job(2));
   const run_result r = run("--json --interval 0.05 --name " + name.str() + " | head -n 3");
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3) << r.out;
+}
+
+// slaw-top refuses what the jobs refuse, and never blocks or dies on what it finds at the name: a FIFO
+// (opening one for reading used to wait for a writer, for ever), a segment other users may write,
+// another user's segment (it used to be shown as this user's), and a segment truncated while it is read
+// (SIGBUS).
+TEST(SlawTop, AFifoAtTheNameIsRefusedWithoutWaiting) {
+  slaw_test::watchdog dog("SlawTop", "slaw-top waited on a FIFO", 60);
+  scoped_name name;
+  ASSERT_EQ(mkfifo(arb::shm_file(name).c_str(), 0600), 0);
+  // `timeout` ends a slaw-top that blocks, so that the failure is reported rather than hung.
+  const run_result r = run("--once --name " + name.str() + " 2>&1", "timeout -s KILL 10 ");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_TRUE(has(r.out, "not a regular file")) << r.out;
+}
+
+TEST(SlawTop, ASegmentOthersMayWriteIsRefused) {
+  scoped_name name;
+  ASSERT_TRUE(arb::open_or_create(name, {}).map);
+  ASSERT_EQ(chmod(arb::shm_file(name).c_str(), 0666), 0);
+  const run_result r = run("--once --json --name " + name.str() + " 2>&1");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_TRUE(has(r.out, "other users may write it")) << r.out;
+}
+
+TEST(SlawTop, AnotherUsersSegmentIsRefused) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to make a segment owned by another user";
+  scoped_name name;
+  ASSERT_TRUE(arb::open_or_create(name, {}).map);
+  ASSERT_EQ(chown(arb::shm_file(name).c_str(), 12345, 12345), 0);
+  const run_result r = run("--once --json --name " + name.str() + " 2>&1");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_TRUE(has(r.out, "belongs to uid 12345")) << r.out;
+}
+
+// The read itself, in a child (a SIGBUS would kill it): mapped, then truncated, then copied.
+TEST(SlawTop, ASegmentTruncatedWhileItIsReadIsReportedNotACrash) {
+  slaw_test::watchdog dog("SlawTop", "the reader hung", 60);
+  for (const long to : {0L, 4096L}) {
+    scoped_name name;
+    arb::client mine(settings_for(name, 2));
+    ASSERT_TRUE(mine.register_job(2));
+    std::fflush(nullptr);
+    const pid_t child = fork();
+    if (child == 0) {
+      alarm(30);
+      arb::attach_result r = arb::open_readonly(name.str());
+      if (!r.map) _exit(2);
+      if (truncate(arb::shm_file(name.str()).c_str(), to) != 0) _exit(3);
+      const arb::segment_view v = arb::take_snapshot(r.map->view());
+      (void)v;
+      if (!r.map->lost() && to == 0) _exit(4);  // every page is gone: the copy must have seen it
+      const arb::read_result again = arb::read_segment(name.str());
+      if (again.error.find("truncated") == std::string::npos) _exit(5);
+      _exit(0);
+    }
+    int st = 0;
+    ASSERT_EQ(waitpid(child, &st, 0), child);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        << "truncated to " << to << ": "
+        << (WIFSIGNALED(st) ? "killed by signal " + std::to_string(WTERMSIG(st)) : "status " + std::to_string(WEXITSTATUS(st)));
+  }
 }
