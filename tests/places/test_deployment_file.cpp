@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "input_guard.hpp"
+#include "../support/input_guard.hpp"
 #include "slaw/config.hpp"
 
 using namespace slaw::places;
@@ -136,8 +136,8 @@ TEST(DeploymentFile, ReadFromDisk) {
 // The file is read with a size limit (max_deployment_file_bytes), and only a regular file or a pipe:
 // /dev/zero was read until memory ran out.
 TEST(DeploymentFile, ReadingIsBounded) {
-  const places_test::watchdog dog(60);
-  const places_test::address_space_limit limit(std::size_t{512} << 20);
+  const slaw_test::watchdog dog("DeploymentFile.ReadingIsBounded", "a device read whole", 60);
+  const slaw_test::address_space_limit limit(std::size_t{512} << 20);
   auto message = [](const std::string& path) -> std::string {
     try {
       read_deployment_file(path);

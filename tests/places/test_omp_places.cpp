@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "input_guard.hpp"
+#include "../support/input_guard.hpp"
 #include "slaw/config.hpp"
 
 using namespace slaw::places;
@@ -151,8 +151,8 @@ TEST(OmpPlaces, ErrorsPointAtThePosition) {
 // max_list_places places listed and as many excluded, and max_list_cpus CPU numbers in all of them
 // together. `{0:65535}:65535:0` asked for 17 GB before these limits.
 TEST(OmpPlaces, ListsAreBoundedBeforeTheyAreBuilt) {
-  const places_test::watchdog dog(60);
-  const places_test::address_space_limit limit(std::size_t{256} << 20);
+  const slaw_test::watchdog dog("OmpPlaces.ListsAreBoundedBeforeTheyAreBuilt", "a list built unbounded", 60);
+  const slaw_test::address_space_limit limit(std::size_t{256} << 20);
   std::string many_exclusions;
   for (int i = 0; i < 17; ++i) many_exclusions += "!{0:65535},";
   many_exclusions += "{0}";

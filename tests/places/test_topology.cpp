@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "input_guard.hpp"
+#include "../support/input_guard.hpp"
 
 using namespace slaw::places;
 
@@ -185,8 +185,8 @@ TEST(Topology, BadSyntheticDescriptionsAreRejected) {
 // A synthetic machine is measured before hwloc builds it (docs/places.md): at most max_synthetic_pus
 // PUs and max_synthetic_objects objects, PU indexes up to max_cpu. 10^9 PUs ran for hours before.
 TEST(Topology, SyntheticMachinesAreBoundedBeforeHwlocBuildsThem) {
-  const places_test::watchdog dog(60);
-  const places_test::address_space_limit limit(std::size_t{512} << 20);
+  const slaw_test::watchdog dog("Topology.SyntheticMachinesAreBounded", "hwloc building a huge machine", 60);
+  const slaw_test::address_space_limit limit(std::size_t{512} << 20);
   struct bad {
     std::string description;
     const char* message;
