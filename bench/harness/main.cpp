@@ -11,8 +11,15 @@
 // configuration.hpp: one configuration in its child; record.hpp: the JSON. Exit status: 0, 1 when an
 // oracle or a child failed (the other configurations go on), 2 for a bad argument or SLAW_* setting,
 // 128 + the signal after SIGINT or SIGTERM (what was complete is written).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <string>
 #include <vector>
 
 #include "harness/benchmark.hpp"
@@ -22,6 +29,24 @@
 #include "harness/options.hpp"
 #include "harness/record.hpp"
 #include "harness/runner.hpp"
+
+namespace {
+
+// --json FILE is opened for writing before anything runs (it was found unwritable only after the whole
+// suite), without truncating it: the file is written whole at the end. Returns "" or the reason; sets
+// `created` if the check made the file (removed again if nothing is written).
+std::string check_writable(const std::string& path, bool& created) {
+  struct stat st {};
+  const bool existed = ::stat(path.c_str(), &st) == 0;
+  if (existed && S_ISDIR(st.st_mode)) return std::strerror(EISDIR);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (fd < 0) return std::strerror(errno);
+  ::close(fd);
+  created = !existed;
+  return "";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   slawbench::options opt;
@@ -45,6 +70,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "slaw-bench: %s\n", e.what());
     return 2;
   }
+  bool json_created = false;
+  if (!opt.json.empty()) {
+    if (const std::string why = check_writable(opt.json, json_created); !why.empty()) {
+      std::fprintf(stderr, "slaw-bench: --json %s: cannot write the file: %s\n", opt.json.c_str(), why.c_str());
+      return 2;
+    }
+  }
   if (opt.list) {
     std::fputs(slawbench::list_text().c_str(), stdout);
     if (!opt.json.empty()) {
@@ -62,7 +94,10 @@ int main(int argc, char** argv) {
   std::vector<slawbench::record> records;
   slawbench::interruption stopped;
   const int status = slawbench::run_all(opt, records, stopped);
-  if (status == 2) return 2;
+  if (status == 2) {
+    if (json_created) std::remove(opt.json.c_str());  // nothing ran: no file left behind
+    return 2;
+  }
   if (!opt.json.empty()) {
     slawbench::interrupts_deferred whole_file;  // a second Ctrl-C waits for the file to be complete
     if (!slawbench::write_json(opt.json, opt, records, stopped.signal ? &stopped : nullptr)) {

@@ -126,12 +126,16 @@ const std::vector<option_spec>& option_table() {
                    o.size = v;
                  }});
     t.push_back({"--arg", nullptr, "KEY=VALUE",
-                 "set a benchmark parameter over the size's value (repeatable); every selected benchmark must "
-                 "have the parameter KEY (--list shows them)",
+                 "set a benchmark parameter over the size's value (repeatable, each KEY once); every selected "
+                 "benchmark must have the parameter KEY (--list shows them)",
                  [](options& o, const std::string& kv) {
                    auto eq = kv.find('=');
                    if (eq == std::string::npos || eq == 0) throw bench_error("--arg '" + kv + "': expected KEY=VALUE");
-                   o.args[kv.substr(0, eq)] = kv.substr(eq + 1);
+                   const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
+                   if (const auto it = o.args.find(key); it != o.args.end())
+                     throw bench_error("--arg " + key + " given twice ('" + it->second + "' and '" + value +
+                                       "'); give each parameter once");
+                   o.args.emplace(key, value);
                  }});
     t.push_back({"--variant", nullptr, "NAME[,NAME...]",
                  "the variants to compare, run in this order whatever the list's (default: all: " +

@@ -36,6 +36,15 @@ CASES = {
     "reps_empty": (["--reps", ""], ["--reps ''", "expected an integer in [1, 100000]"]),
     "size_unknown": (["--size", "huge"], ["--size 'huge'", "expected test, default or large"]),
     "arg_unknown_key": (["--bench", "uts", "--arg", "side=5"], ["--arg side", "uts has no parameter 'side'", "tree"]),
+    "arg_twice": (["--bench", "fib", "--arg", "n=5", "--arg", "n=6"], ["--arg n", "given twice", "'5'", "'6'"]),
+    "arg_twice_same_value": (["--bench", "fib", "--arg", "n=5", "--arg", "n=5"], ["--arg n", "given twice"]),
+    # Checked before anything runs (it was said only after the whole suite ran): the progress lines
+    # asked for would show a run.
+    "json_missing_directory": (["--bench", "fib", "--variant", "serial", "--workers", "1", "--progress", "lines",
+                                "--json", "/nonexistent-dir/out.json"],
+                               ["--json /nonexistent-dir/out.json", "cannot write", "No such file or directory"]),
+    "json_a_directory": (["--bench", "fib", "--variant", "serial", "--workers", "1", "--progress", "lines",
+                          "--json", "/tmp"], ["--json /tmp", "cannot write", "Is a directory"]),
     "progress_unknown": (["--progress", "sometimes"], ["--progress 'sometimes'", "expected one of auto, live, lines, off"]),
     "progress_empty": (["--progress", ""], ["--progress ''", "expected one of auto, live, lines, off"]),
     "option_unknown": (["--verbose"], ["unknown argument '--verbose'", "--help"]),
@@ -58,7 +67,7 @@ def main():
     if p.returncode != 2:
         bad.append(f"exit status {p.returncode}, expected 2")
     bad += [f"the message lacks {f!r}" for f in fragments if f not in p.stderr]
-    if "median" in p.stderr or p.stdout:
+    if "median" in p.stderr or p.stdout or "slaw-bench: [1/" in p.stderr:
         bad.append("it ran something")
     print(f"check_args.py: {name}: {cmd!r}\n  stderr: {p.stderr.strip()}")
     if bad:

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "util/read_file.hpp"
+
 namespace slaw::dag {
 
 namespace {
@@ -21,21 +23,12 @@ std::string hex(std::uint64_t v, int digits) {
 }  // namespace
 
 dag_file read_dag(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw std::invalid_argument(path + ": cannot read it: " + std::strerror(errno));
-  // Read in chunks until the end, asking the file for no size: a directory's or a device's
-  // "size" can be anything, and a pipe has none.
   std::vector<std::uint8_t> bytes;
-  std::uint8_t chunk[1 << 16];
-  for (;;) {
-    const std::size_t n = std::fread(chunk, 1, sizeof chunk, f);
-    bytes.insert(bytes.end(), chunk, chunk + n);
-    if (n < sizeof chunk) break;
-  }
-  const bool failed = std::ferror(f) != 0;
-  const int err = errno;
-  std::fclose(f);
-  if (failed) throw std::invalid_argument(path + ": cannot read it: " + std::strerror(err));
+  const util::read_status st = util::read_file(path, max_dag_file_bytes, bytes);
+  if (st.kind == util::read_status::cannot_open || st.kind == util::read_status::read_error)
+    throw std::invalid_argument(path + ": cannot read it: " + std::strerror(st.error));
+  if (st.kind == util::read_status::directory) throw std::invalid_argument(path + ": cannot read it: " + std::strerror(EISDIR));
+  if (!st) throw std::invalid_argument(path + ": " + st.describe() + "; a DAG file is a regular file or a pipe");
   return parse_dag(std::move(bytes), path);
 }
 

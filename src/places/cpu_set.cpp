@@ -16,6 +16,14 @@ cpu_set cpu_set::range(unsigned first, unsigned count) {
   return s;
 }
 
+cpu_set cpu_set::of(std::vector<unsigned> cpus) {
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  cpu_set s;
+  s.cpus_ = std::move(cpus);
+  return s;
+}
+
 void cpu_set::insert(unsigned cpu) {
   auto it = std::lower_bound(cpus_.begin(), cpus_.end(), cpu);
   if (it == cpus_.end() || *it != cpu) cpus_.insert(it, cpu);

@@ -14,6 +14,7 @@ class cpu_set {
   cpu_set() = default;
   cpu_set(std::initializer_list<unsigned> cpus);
   static cpu_set range(unsigned first, unsigned count);  // first, first+1, ..., first+count-1
+  static cpu_set of(std::vector<unsigned> cpus);          // in any order, repeats allowed: one sort
 
   void insert(unsigned cpu);
   void erase(unsigned cpu);

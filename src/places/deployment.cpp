@@ -84,6 +84,14 @@ std::size_t most_bindable(const std::vector<std::size_t>& cpus_per_place, bool s
   return 0;
 }
 
+// The default worker count `n` (one per CPU), capped at max_workers with a warning for `who`.
+unsigned capped_default(std::size_t n, const std::string& who, deployment& d) {
+  if (n <= max_workers) return static_cast<unsigned>(n);
+  d.warnings.push_back(who + ": one worker per CPU would be " + std::to_string(n) + " workers; the default is capped at " +
+                       std::to_string(max_workers) + ", the most a runtime has (SLAW_WORKERS chooses the count)");
+  return max_workers;
+}
+
 deployment flat(const settings& s, bind_mode b, const topology_source& source) {
   deployment d;
   d.source = s.places.empty() ? "flat (SLAW_PLACES unset)" : "SLAW_PLACES=" + s.places;
@@ -93,7 +101,7 @@ deployment flat(const settings& s, bind_mode b, const topology_source& source) {
   if (bound) {
     d.topology = read_topology(source, quoted("SLAW_BIND", s.bind));
     cpus = d.topology->usable();
-    if (workers == 0) workers = static_cast<unsigned>(cpus.size());
+    if (workers == 0) workers = capped_default(cpus.size(), d.source, d);
     if (workers > cpus.size())
       throw config_error(quoted("SLAW_BIND", s.bind) + " with " + std::to_string(workers) + " workers: the flat place " +
                          "has " + std::to_string(cpus.size()) + " CPUs (" + cpus.to_string() + ") and bound workers " +
@@ -105,7 +113,7 @@ deployment flat(const settings& s, bind_mode b, const topology_source& source) {
                          "workers to smaller places");
   } else {
     cpus = this_thread_affinity();  // shown only: nothing is bound, hwloc is not loaded
-    if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency());
+    if (workers == 0) workers = capped_default(std::max(1u, std::thread::hardware_concurrency()), d.source, d);
   }
   d.tree = place_tree::build({raw_node{no_place, cpus, {}, 0}});
   d.workers.resize(workers);
@@ -178,10 +186,13 @@ deployment from_places(const settings& s, bind_mode b, const places_spec& spec, 
   std::vector<std::size_t> cpus_per_place;
   for (const cpu_set& c : listed) cpus_per_place.push_back(c.size());
   std::vector<std::size_t> place_of;
-  if (s.workers == 0) {
+  std::size_t cpus_in_all = 0;
+  for (std::size_t c : cpus_per_place) cpus_in_all += c;
+  if (s.workers == 0 && cpus_in_all <= max_workers) {
     for (std::size_t p = 0; p < listed.size(); ++p) place_of.insert(place_of.end(), cpus_per_place[p], p);
-  } else {
-    place_of = spread ? assign_spread(s.workers, listed.size()) : assign_close(s.workers, listed.size());
+  } else {  // as given, or the default capped: placed as if SLAW_WORKERS gave that count
+    const std::size_t n = s.workers ? s.workers : capped_default(cpus_in_all, who, d);
+    place_of = spread ? assign_spread(n, listed.size()) : assign_close(n, listed.size());
   }
   std::vector<std::size_t> count(listed.size());
   for (std::size_t p : place_of) ++count[p];

@@ -12,7 +12,8 @@
 // Workers go to the leaves as OpenMP assigns threads to places (OpenMP 5.2, "Controlling OpenMP
 // Thread Affinity"): close for true, close, false and unset; spread for spread. A worker count that
 // was not given is one worker per CPU of each place (flat and unbound: std::thread's
-// hardware_concurrency, as before places existed). A place that receives no worker is left out of the
+// hardware_concurrency, as before places existed), capped at max_workers with a warning (the capped
+// count is then placed as a given one is). A place that receives no worker is left out of the
 // tree (a warning says so). Bound workers are bound to their place's CPUs (or, from a deployment file,
 // to their own line's CPUs).
 //

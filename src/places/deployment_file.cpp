@@ -4,12 +4,10 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "places/omp_places.hpp"
 #include "slaw/config.hpp"
+#include "util/read_file.hpp"
 
 namespace slaw::places {
 
@@ -107,10 +105,12 @@ deployment_spec parse_deployment(std::string_view text, std::string_view origin)
     auto& wl = d.workers[w];
     wl.place = static_cast<unsigned>(p);
     wl.line = line;
+    std::vector<unsigned> cpus;
     for (std::size_t i = 4; i < t.size(); ++i) {
       if (t[i].kind != token::number) r.fail(line, "expected CPU numbers after '->'");
-      wl.cpus.insert(static_cast<unsigned>(t[i].value));
+      cpus.push_back(static_cast<unsigned>(t[i].value));
     }
+    wl.cpus = cpu_set::of(std::move(cpus));  // one sort, whatever the order the CPUs come in
   }
   if (!header) r.fail(0, "the file has no 'WORKERS PLACES' line");
   std::vector<char> populated(d.places, 0);
@@ -126,14 +126,13 @@ deployment_spec parse_deployment(std::string_view text, std::string_view origin)
 deployment_spec read_deployment_file(const std::string& path, std::string_view variable) {
   const std::string origin = std::string(variable) + "=" + path;
   if (path.empty()) throw config_error(std::string(variable) + "='': expected the path of a deployment file");
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw config_error(origin + ": is a directory, not a deployment file");
-  std::ifstream in(path);
-  if (!in) throw config_error(origin + ": cannot open the deployment file: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw config_error(origin + ": cannot read the deployment file");
-  return parse_deployment(text.str(), origin);
+  std::string text;
+  const util::read_status st = util::read_file(path, max_deployment_file_bytes, text);
+  if (st.kind == util::read_status::cannot_open)
+    throw config_error(origin + ": cannot open the deployment file: " + std::strerror(st.error));
+  if (st.kind == util::read_status::directory) throw config_error(origin + ": is a directory, not a deployment file");
+  if (!st) throw config_error(origin + ": " + st.describe() + "; a deployment file is a regular file or a pipe");
+  return parse_deployment(text, origin);
 }
 
 }  // namespace slaw::places

@@ -22,6 +22,9 @@
 namespace slaw::places {
 
 inline constexpr unsigned max_file_workers = 4096;  // config's bound on SLAW_WORKERS
+// The file is read only if it is a regular file or a pipe of at most this many bytes: 4096 workers with
+// 64 CPUs each take about 1.4 MB.
+inline constexpr std::size_t max_deployment_file_bytes = std::size_t{4} << 20;
 
 struct deployment_spec {
   struct worker_line {
@@ -37,7 +40,8 @@ struct deployment_spec {
 // slaw::config_error with origin:line, the problem and the format.
 deployment_spec parse_deployment(std::string_view text, std::string_view origin);
 
-// Reads and parses the file at `path`; errors name `variable`=path.
+// Reads and parses the file at `path` (a regular file or a pipe of at most max_deployment_file_bytes);
+// errors name `variable`=path.
 deployment_spec read_deployment_file(const std::string& path, std::string_view variable = "SLAW_DEPLOYMENT");
 
 }  // namespace slaw::places

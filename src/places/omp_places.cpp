@@ -116,15 +116,21 @@ class parser {
     return a;
   }
 
-  // A place's CPU numbers: inclusions, then exclusions applied to the whole place.
+  // A place's CPU numbers: inclusions, then exclusions applied to the whole place. The numbers are
+  // gathered unsorted and sorted once (an interval may run downwards); a batch is compacted whenever it
+  // holds more numbers than there are CPUs, so that repeated intervals cost no memory.
   cpu_set place() {
     skip_blanks();
     const std::size_t start = at_;
     if (!accept('{')) return cpu_set{static_cast<unsigned>(number("a CPU number or '{'", false, 0))};
-    cpu_set in, out;
+    std::vector<unsigned> in, out;
+    auto add = [](std::vector<unsigned>& v, unsigned cpu) {
+      v.push_back(cpu);
+      if (v.size() > 2 * (std::size_t{max_cpu} + 1)) v = cpu_set::of(std::move(v)).cpus();
+    };
     do {
       if (accept('!')) {
-        out.insert(static_cast<unsigned>(number("a CPU number after '!'", false, 0)));
+        add(out, static_cast<unsigned>(number("a CPU number after '!'", false, 0)));
         continue;
       }
       const long first = number("a CPU number", false, 0);
@@ -138,38 +144,67 @@ class parser {
         if (cpu < 0 || cpu > static_cast<long>(max_cpu))
           fail("the interval " + std::to_string(first) + ":" + std::to_string(count) + ":" + std::to_string(stride) +
                " reaches CPU " + std::to_string(cpu) + ", outside 0.." + std::to_string(max_cpu));
-        in.insert(static_cast<unsigned>(cpu));
+        add(in, static_cast<unsigned>(cpu));
       }
     } while (accept(','));
     expect('}', "',' or '}'");
-    for (unsigned c : out.cpus())
-      if (!in.contains(c)) {
+    const cpu_set included = cpu_set::of(std::move(in)), excluded = cpu_set::of(std::move(out));
+    for (unsigned c : excluded.cpus())
+      if (!included.contains(c)) {
         at_ = start;
         fail("the place excludes CPU " + std::to_string(c) + ", which it does not contain");
       }
-    in.erase_all(out);
-    if (in.empty()) {
+    cpu_set result = set_difference(included, excluded);
+    if (result.empty()) {
       at_ = start;
       fail("the place is empty");
     }
-    return in;
+    return result;
   }
 
   std::vector<cpu_set> list() {
     std::vector<cpu_set> places, excluded;
+    std::size_t cpus_in_all = 0;  // CPU numbers in the places so far, listed and excluded
+    auto too_many_cpus = [&](std::size_t more) {
+      return more > max_list_cpus - cpus_in_all;  // cpus_in_all <= max_list_cpus
+    };
+    const std::string cpu_limit = "the places hold more than " + std::to_string(max_list_cpus) +
+                                  " CPU numbers in all (counting a CPU once per place it is in), slaw's limit";
     do {
       skip_blanks();
+      const std::size_t start = at_;
       if (accept('!')) {
-        excluded.push_back(place());
+        cpu_set x = place();
+        if (excluded.size() == max_list_places) {
+          at_ = start;
+          fail("more than " + std::to_string(max_list_places) + " excluded places, slaw's limit");
+        }
+        if (too_many_cpus(x.size())) {
+          at_ = start;
+          fail(cpu_limit);
+        }
+        cpus_in_all += x.size();
+        excluded.push_back(std::move(x));
         continue;
       }
-      const std::size_t start = at_;
       const cpu_set p = place();
       long len = 1, stride = 0;
       if (accept(':')) {
         len = number("a number of places", false, 1);
         stride = accept(':') ? number("a stride", true, -static_cast<long>(max_cpu)) : 1;
       }
+      // Bounded before any place of the interval is built.
+      const auto n = static_cast<std::size_t>(len);
+      if (n > max_list_places - places.size()) {
+        at_ = start;
+        fail("the list has more than " + std::to_string(max_list_places) +
+             " places, slaw's limit (a runtime has at most that many workers)");
+      }
+      if (too_many_cpus(n * p.size())) {  // n <= 4096, p.size() <= 65536: no overflow
+        at_ = start;
+        fail(cpu_limit);
+      }
+      cpus_in_all += n * p.size();
       for (long k = 0; k < len; ++k) {
         cpu_set shifted;
         for (unsigned c : p.cpus()) {

@@ -17,10 +17,15 @@
 // position, and excluding a CPU or a place that is not there is an error; an empty place or list is an
 // error; CPU numbers above `max_cpu` are errors.
 //
+// Bounds, checked before anything is built: an explicit list has at most `max_list_places` places and
+// as many excluded ones, and at most `max_list_cpus` CPU numbers in all its places together (listed and
+// excluded, a CPU counted once per place it is in). Without them `{0:65535}:65535:0` asked for 17 GB.
+//
 // This is syntax only: whether the CPUs exist and may be used, and what an abstract name means on this
 // machine, is decided against the topology (deployment.hpp).
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -30,6 +35,10 @@
 namespace slaw::places {
 
 inline constexpr unsigned max_cpu = 65535;  // above any Linux build (CONFIG_NR_CPUS <= 8192)
+// As many places as a runtime has workers at most (a place without a worker is left out).
+inline constexpr std::size_t max_list_places = 4096;
+// 2^20 CPU numbers (4 MiB): 4096 places of 256 CPUs.
+inline constexpr std::size_t max_list_cpus = std::size_t{1} << 20;
 
 enum class abstract_name : unsigned char { threads, cores, ll_caches, numa_domains, sockets, tree, flat };
 

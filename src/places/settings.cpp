@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "places/omp_places.hpp"
+#include "places/topology.hpp"
 #include "slaw/config.hpp"
 
 namespace slaw::places {
@@ -60,6 +61,9 @@ void check_combination(const settings& s) {
       throw config_error("SLAW_TOPOLOGY='" + s.topology +
                          "': expected synthetic:DESC with an hwloc synthetic description (synthetic:pack:2 core:4 pu:2), "
                          "or unset for this machine");
+    // Measured here, before hwloc is asked to build it (it has no limit of its own).
+    if (const synthetic_measure m = synthetic_size(t.substr(synthetic_prefix.size())); !m.problem.empty())
+      throw config_error("SLAW_TOPOLOGY='" + s.topology + "': " + m.problem + "; " + synthetic_limits);
     if (b == bind_mode::on || b == bind_mode::close || b == bind_mode::spread || (!s.deployment_file.empty() && b != bind_mode::off))
       throw config_error("SLAW_TOPOLOGY='" + s.topology + "' is not this machine: its workers cannot be bound; use " +
                          "SLAW_BIND=false (or unset)" + (s.deployment_file.empty() ? "" : " with SLAW_DEPLOYMENT"));

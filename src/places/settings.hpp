@@ -10,6 +10,10 @@
 
 namespace slaw::places {
 
+// The most workers a runtime has: config's bound on SLAW_WORKERS (src/core/config.cpp), and the cap on
+// the default worker count of a deployment (one per CPU of the places).
+inline constexpr unsigned max_workers = 4096;
+
 // SLAW_BIND, as OpenMP's OMP_PROC_BIND: `true` binds with SLAW's choice, which is close.
 enum class bind_mode : unsigned char { unset, off, on, close, spread };
 

@@ -2,6 +2,8 @@
 
 #include <hwloc.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <functional>
@@ -70,7 +72,102 @@ bool is_unit(hwloc_obj_t o, abstract_name level) {
 
 bool has_cpus(hwloc_obj_t o) { return o->cpuset && !hwloc_bitmap_iszero(o->cpuset); }
 
+// A description for a message: long ones cut.
+std::string shown(std::string_view d) {
+  return d.size() <= 200 ? std::string(d) : std::string(d.substr(0, 200)) + "... (" + std::to_string(d.size()) + " characters)";
+}
+
 }  // namespace
+
+const char* const synthetic_limits =
+    "slaw builds synthetic machines of at most 4096 PUs and 65536 objects (every level's and the attached NUMA "
+    "nodes), with PU indexes up to 65535, described in at most 65536 characters";
+
+synthetic_measure synthetic_size(std::string_view d) {
+  synthetic_measure m;
+  if (d.size() > max_synthetic_chars) {
+    m.problem = "has " + std::to_string(d.size()) + " characters, more than " + std::to_string(max_synthetic_chars);
+    return m;
+  }
+  std::uint64_t width = 1;  // objects on the level read last (the root: 1)
+  m.objects = 1;
+  std::size_t i = 0;
+  auto add_objects = [&](std::uint64_t n) {
+    m.objects += n;
+    if (m.objects > max_synthetic_objects)
+      m.problem = "describes at least " + std::to_string(m.objects) + " objects";
+    return m.problem.empty();
+  };
+  // An attribute list or a memory child from `i` (at '(' or '[') to `close`: the indexes it gives must be
+  // CPU numbers (explicit indexes become PU os_index, the bits of every cpuset).
+  auto skip_to = [&](char close) {
+    const std::size_t end = d.find(close, i);
+    if (end == std::string_view::npos) {
+      i = d.size();  // hwloc refuses it
+      return true;
+    }
+    const std::string_view inside = d.substr(i, end - i);
+    i = end + 1;
+    for (std::size_t at = inside.find("indexes="); at != std::string_view::npos; at = inside.find("indexes=", at + 1)) {
+      std::size_t k = at + 8;
+      while (k < inside.size() && inside[k] != ' ' && inside[k] != ')') {
+        if (!std::isdigit(static_cast<unsigned char>(inside[k]))) {
+          ++k;
+          continue;
+        }
+        std::uint64_t v = 0;
+        const std::size_t from = k;
+        for (; k < inside.size() && std::isdigit(static_cast<unsigned char>(inside[k])); ++k)
+          v = v > max_cpu ? v : v * 10 + static_cast<unsigned>(inside[k] - '0');
+        if (v > max_cpu) {
+          m.problem = "gives the index " + std::string(inside.substr(from, std::min<std::size_t>(k - from, 40))) +
+                      ", above " + std::to_string(max_cpu);
+          return false;
+        }
+      }
+    }
+    return true;
+  };
+  if (i < d.size() && d[i] == '(' && !skip_to(')')) return m;  // the root's attributes
+  for (;;) {
+    while (i < d.size() && (d[i] == ' ' || d[i] == '\n' || d[i] == '\t')) ++i;
+    if (i == d.size()) break;
+    if (d[i] == '[') {  // NUMA nodes attached to each object of the level before
+      if (!skip_to(']') || !add_objects(width)) return m;
+      continue;
+    }
+    if (!std::isdigit(static_cast<unsigned char>(d[i]))) {  // a type, up to the next ':' (as hwloc finds it)
+      const std::size_t colon = d.find(':', i);
+      if (colon == std::string_view::npos) break;  // hwloc refuses it
+      i = colon + 1;
+    }
+    while (i < d.size() && std::isspace(static_cast<unsigned char>(d[i]))) ++i;  // strtoul skips blanks
+    if (i < d.size() && (d[i] == '-' || d[i] == '+')) {
+      m.problem = "has a level whose count is not a plain count of objects ('" + std::string(d.substr(i, 12)) + "')";
+      return m;
+    }
+    std::uint64_t count = 0;
+    bool hex = i + 1 < d.size() && d[i] == '0' && (d[i + 1] == 'x' || d[i + 1] == 'X');
+    if (hex) i += 2;
+    const std::size_t digits = i;
+    for (; i < d.size(); ++i) {
+      const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(d[i])));
+      const int v = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : hex && c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+      if (v < 0) break;
+      count = count >> 40 ? count : count * (hex ? 16 : 10) + static_cast<unsigned>(v);  // stops growing past 2^40
+    }
+    if (i == digits) break;  // no count: hwloc refuses it
+    width *= count;  // width <= max_synthetic_pus and count < 2^45: no overflow
+    if (width > max_synthetic_pus) {
+      m.problem = "describes at least " + std::to_string(width) + " PUs";
+      return m;
+    }
+    if (!add_objects(width)) return m;
+    if (i < d.size() && d[i] == '(' && !skip_to(')')) return m;
+  }
+  m.pus = width;
+  return m;
+}
 
 machine_topology::~machine_topology() {
   if (topo_) hwloc_topology_destroy(topo_);
@@ -116,6 +213,10 @@ std::shared_ptr<const machine_topology> machine_topology::load_system() {
 
 std::shared_ptr<const machine_topology> machine_topology::load_synthetic(std::string_view description,
                                                                          const cpu_set* usable) {
+  // hwloc builds what it is given, with no limit of its own: measured first.
+  if (const synthetic_measure m = synthetic_size(description); !m.problem.empty())
+    throw std::invalid_argument("the synthetic topology '" + shown(description) + "' " + m.problem + "; " +
+                                synthetic_limits);
   std::shared_ptr<machine_topology> t(new machine_topology);
   if (hwloc_topology_init(&t->topo_) != 0) {
     t->topo_ = nullptr;

@@ -7,6 +7,7 @@
 // places as leaves, either the units of an abstract name (cores, ...) or a given list of CPU sets.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,6 +20,31 @@
 struct hwloc_topology;  // hwloc's hwloc_topology_t is `struct hwloc_topology*`
 
 namespace slaw::places {
+
+// The largest hwloc synthetic machine slaw builds (SLAW_TOPOLOGY, load_synthetic): as many PUs as a
+// runtime may have workers (hwloc inserts siblings in quadratic time: a flat `pu:4096` takes 1.4 s to
+// build, `pu:8192` 13 s); the objects of every level and the NUMA nodes attached to them; the PU
+// indexes an `indexes=` attribute may give (max_cpu); the description's length.
+inline constexpr std::uint64_t max_synthetic_pus = 4096;
+inline constexpr std::uint64_t max_synthetic_objects = 65536;
+inline constexpr std::size_t max_synthetic_chars = 65536;
+
+// The size of an hwloc synthetic description, measured as hwloc's parser reads it, before hwloc builds
+// anything (hwloc allocates its objects and index arrays from the counts without a limit of its own):
+// levels `[type:]count[(attributes)]` whose counts multiply, NUMA nodes attached with `[numa...]` (one
+// per object of the level before), root attributes `(...)` first. Counts are read as strtoul(…, 0)
+// reads them (decimal, 0x hex, 0 octal read as decimal: never less). The measure stops at the first
+// limit passed; `problem` says which, and is empty if the description is within them. What is not
+// hwloc's grammar is left to hwloc to refuse.
+struct synthetic_measure {
+  std::uint64_t pus = 0;      // the last level's objects
+  std::uint64_t objects = 0;  // the root, every level's objects, the attached NUMA nodes
+  std::string problem;
+};
+synthetic_measure synthetic_size(std::string_view description);
+
+// The limits in words, for messages: "slaw builds synthetic machines of at most 8192 PUs and ...".
+extern const char* const synthetic_limits;
 
 class machine_topology {
  public:

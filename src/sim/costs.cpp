@@ -4,9 +4,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
+#include <map>
 #include <sstream>
 #include <stdexcept>
+
+#include "util/read_file.hpp"
 
 namespace slaw::sim {
 
@@ -118,8 +121,17 @@ costs costs::named(const std::string& name) {
 }
 
 void costs::load_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument("cannot read the costs file '" + path + "'");
+  std::string text;
+  const util::read_status st = util::read_file(path, max_file_bytes, text);
+  if (st.kind == util::read_status::cannot_open) {
+    std::string all;
+    for (const std::string& n : model_names()) all += (all.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("'" + path + "' is neither a cost model nor a readable file (" +
+                                std::strerror(st.error) + "); accepted: " + all + ", or a file of KEY=VALUE lines");
+  }
+  if (!st) throw std::invalid_argument("the costs file '" + path + "': " + st.describe());
+  std::map<std::string, int> seen;  // key -> the line that set it
+  std::istringstream in(text);
   std::string line;
   int n = 0;
   while (std::getline(in, line)) {
@@ -128,13 +140,20 @@ void costs::load_file(const std::string& path) {
     if (l.empty()) continue;
     std::size_t eq = l.find('=');
     if (eq == std::string::npos)
-      throw std::invalid_argument(path + ":" + std::to_string(n) + ": expected KEY=VALUE, got '" + l + "'");
+      throw std::invalid_argument(path + ":" + std::to_string(n) + ": expected KEY=VALUE, got '" + l.substr(0, 80) + "'");
+    const std::string key = trim(l.substr(0, eq));
     try {
-      set(trim(l.substr(0, eq)), trim(l.substr(eq + 1)));
+      set(key, trim(l.substr(eq + 1)));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(path + ":" + std::to_string(n) + ": " + e.what());
     }
+    if (const auto [it, fresh] = seen.emplace(key, n); !fresh)
+      throw std::invalid_argument(path + ":" + std::to_string(n) + ": cost '" + key + "' is set twice (first on line " +
+                                  std::to_string(it->second) + "); set each key once");
   }
+  if (seen.empty())
+    throw std::invalid_argument("the costs file '" + path + "' sets no cost (no KEY=VALUE line); accepted keys: " +
+                                key_list());
 }
 
 std::string costs::describe() const {

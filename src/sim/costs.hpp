@@ -54,7 +54,10 @@ struct costs {
   // A named model (measured, burdened, slaw-java, unit); throws std::invalid_argument otherwise.
   static costs named(const std::string& name);
   static const std::vector<std::string>& model_names();
-  // KEY=VALUE lines, '#' comments; throws std::invalid_argument naming the file and line.
+  // KEY=VALUE lines, '#' comments, each key at most once and at least one; read from a regular file or
+  // a pipe of at most max_file_bytes. Throws std::invalid_argument naming the file, the line and the
+  // problem (a path that does not exist: "neither a cost model nor a readable file").
+  static constexpr std::size_t max_file_bytes = std::size_t{1} << 20;
   void load_file(const std::string& path);
   // The model as KEY=VALUE lines (a file load_file reads back).
   std::string describe() const;

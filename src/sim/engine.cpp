@@ -3,6 +3,7 @@
 #include "sim/engine.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <limits>
 #include <optional>
@@ -22,11 +23,37 @@ constexpr std::uint16_t no_owner = 0xFFFF;  // the root's frame: made by the thr
 constexpr std::uint32_t dummy_frame_bytes = 64;
 // Phases of an allocation larger than K (reserve(): a finish around floor(m/K) dummy tasks).
 constexpr std::uint8_t retry_alloc = 1, retry_dummy = 2, big_spawn = 3, big_wait = 4, big_alloc = 5;
+
+// xorshift64 is linear over GF(2): `steps` steps are the step's 64x64 bit matrix to that power, by
+// squaring (a matrix as the images of the 64 unit vectors). Microseconds for any count.
+std::uint64_t xorshift_jump(std::uint64_t x, std::uint64_t steps) {
+  using matrix = std::array<std::uint64_t, 64>;
+  auto apply = [](const matrix& m, std::uint64_t v) {
+    std::uint64_t r = 0;
+    for (int j = 0; v; ++j, v >>= 1)
+      if (v & 1) r ^= m[j];
+    return r;
+  };
+  auto compose = [&](const matrix& a, const matrix& b) {  // a after b
+    matrix c;
+    for (int j = 0; j < 64; ++j) c[j] = apply(a, b[j]);
+    return c;
+  };
+  matrix step;
+  for (int j = 0; j < 64; ++j) step[j] = worker::xorshift_step(std::uint64_t{1} << j);
+  for (; steps; steps >>= 1) {
+    if (steps & 1) x = apply(step, x);
+    step = compose(step, step);
+  }
+  return x;
+}
 }  // namespace
 
 engine::engine(dag_source& source, const costs& c, const run_config& cfg) : cfg_(cfg), c_(c), q_(cfg.workers) {
   if (cfg_.workers < 1 || cfg_.workers > max_workers)
     throw std::invalid_argument("workers=" + std::to_string(cfg_.workers) + ": expected 1.." + std::to_string(max_workers));
+  if (cfg_.quota > max_quota)
+    throw std::invalid_argument("K=" + std::to_string(cfg_.quota) + ": expected 1..2^62 bytes, or 0 for inf");
   jobs_.resize(1);
   jobs_[0].src = &source;
   setup_workers();
@@ -62,6 +89,9 @@ void engine::setup_workers() {
       w.jitter_state = mix64(cfg_.seed ^ (0xD1B54A32D192ED03ull * (i + 1)));
       if (j) w.jitter_state ^= mix64(0x9FB21C651E98DF25ull + j);
       w.adp.reset(cfg_.adp, 0);
+      // As a runtime's worker begins find_work: a worker woken from its first sleep polls from the
+      // first backoff on, not with none (which made the last searcher poll without pause).
+      w.backoff_ns = cfg_.idle.backoff_first_ns;
       if (cfg_.scheduler == scheduler_kind::dfdeques && cfg_.quota != 0)
         w.quota.enable(static_cast<std::int64_t>(cfg_.quota), 0);
       jobs_[j].victims.push_back(g);
@@ -251,6 +281,7 @@ void engine::loop() {
     for (;;) {
       time_ps next = on_event(w);
       ++events_;
+      ++w.events;
       if (checks_) J.sched->check();  // DFDeques: Lemma 3.1 after every operation
       if (done_ || next == never || J.done) break;
       next += w.penalty;
@@ -659,6 +690,13 @@ time_ps engine::op_alloc(worker& w, task_id id, std::int64_t bytes) {
     } else {
       const policy::reservation_plan plan = policy::plan_reservation(
           static_cast<std::uint64_t>(bytes), w.quota.k(), [] { return std::numeric_limits<std::int64_t>::max(); });
+      if (plan.step == policy::reservation_step::run_dummy_tasks && plan.dummy_tasks > max_dummy_tasks)
+        throw std::invalid_argument(
+            jobs_[t.job].src->name() + ": a task allocates " + std::to_string(bytes) + " bytes; under DFDeques with K = " +
+            std::to_string(w.quota.k()) + " its reservation runs floor(m/K) = " + std::to_string(plan.dummy_tasks) +
+            " dummy tasks, more than the simulator's limit of " + std::to_string(max_dummy_tasks) +
+            " per allocation; give a --K of at least " + std::to_string(static_cast<std::uint64_t>(bytes) / max_dummy_tasks + 1) +
+            " (or inf)");
       if (plan.step == policy::reservation_step::run_dummy_tasks) {
         t.retry = big_spawn;
         t.retry_bytes = bytes;
@@ -848,10 +886,82 @@ time_ps engine::try_sleep(worker& w) {
   w.state = wstate::sleeping;
   J.sleep_queue.emplace_back(w.index, ++ticket_[w.index]);
   if (cores_) give_core(w);  // off: a sleeper leaves its core to the next runnable worker
-  if (!timed) return never;
+  if (!timed) {
+    w.poll.at = -1;
+    return never;
+  }
   const time_ps at = now_ + c_.park + w.backoff_ns * 1000;
+  const bool capped = policy::next_backoff(w.backoff_ns, cfg_.idle) == w.backoff_ns;
   w.backoff_ns = policy::next_backoff(w.backoff_ns, cfg_.idle);
-  return at;
+  if (!capped) {
+    w.poll.at = -1;
+    return at;
+  }
+  return at + skip_quiet_polls(w, J);
+}
+
+// The last searcher polls with a timed sleep while a worker is busy, every backoff_max_ns at the cap
+// (2 ms): one strand of 2^52 ns made 2^41 polls, each a wake-up and spin_rounds steal rounds, which
+// the engine ran one by one for ever. A poll that finds nothing changes nothing but counters and the
+// worker's random streams; so if w's previous poll (from its last timed sleep at the cap to this one)
+// saw no event of any other worker, nothing can change what it sees before the next such event, and
+// every poll until then repeats that one. k of them are skipped: their counters (and the engine's
+// event count) are added, the worker's random streams advanced as far as they would have gone, and the
+// sleep ends k polls later. k leaves at least one whole poll before the next event, which is then
+// simulated as before. Without cost jitter this is exact (tested against
+// run_config::fast_forward_polls = false: same time, counters, events and schedule hash); with jitter
+// the skipped polls each take the last one's length. Not with several jobs, whose machine events
+// (quanta, time slices) interleave. Returns the time added to the sleep.
+time_ps engine::skip_quiet_polls(worker& w, job& J) {
+  time_ps extra = 0;
+  const worker::poll_mark& m = w.poll;
+  const sim_scheduler::tallies t = J.sched->tally();
+  if (cfg_.fast_forward_polls && !sharing_ && !cores_ && m.at >= 0 && !q_.empty()) {
+    const std::uint64_t all = events_ - m.events, own = w.events - m.own_events;
+    // Quiet: only its own events, one sleep and one wake-up, and only the idle counters moved.
+    worker_counters rest = w.c;
+    rest.parks = m.c.parks;
+    rest.wakes = m.c.wakes;
+    rest.failed_steals = m.c.failed_steals;
+    rest.probes = m.c.probes;
+    rest.spins = m.c.spins;
+    const bool quiet = all == own && rest == m.c && w.c.parks == m.c.parks + 1 && w.c.wakes == m.c.wakes + 1 &&
+                       t.steals == m.dfd_steals && t.giveups == m.dfd_giveups;
+    const time_ps cycle = now_ - m.at;
+    if (quiet && cycle > 0) {
+      const time_ps room = q_.top_time() - now_;  // until another worker's next event
+      const time_ps k = room / cycle - 1;
+      if (k >= 1) {
+        const auto n = static_cast<std::uint64_t>(k);
+        w.c.parks += n;
+        w.c.wakes += n;
+        w.c.failed_steals += n * (w.c.failed_steals - m.c.failed_steals);
+        w.c.probes += n * (w.c.probes - m.c.probes);
+        w.c.spins += n * (w.c.spins - m.c.spins);
+        J.sched->add_failed_attempts(n * (t.failed_attempts - m.dfd_failed));
+        events_ += n * all;
+        w.events += n * all;
+        // The random streams where the skipped polls would have left them: the victims' xorshift
+        // jumped, the jitter's counter advanced.
+        const std::uint64_t draws = n * (w.draws - m.draws);
+        w.rng = xorshift_jump(w.rng, draws);
+        w.draws += draws;
+        w.jitter_state += n * (w.jitter_state - m.jitter_state);
+        extra = k * cycle;  // <= room
+      }
+    }
+  }
+  w.poll.at = now_ + extra;
+  w.poll.events = events_;
+  w.poll.own_events = w.events;
+  w.poll.c = w.c;
+  const sim_scheduler::tallies after = J.sched->tally();
+  w.poll.dfd_steals = after.steals;
+  w.poll.dfd_failed = after.failed_attempts;
+  w.poll.dfd_giveups = after.giveups;
+  w.poll.draws = w.draws;
+  w.poll.jitter_state = w.jitter_state;
+  return extra;
 }
 
 // The sleeper runs again (woken, or its timeout passed): it searches.

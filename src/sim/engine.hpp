@@ -46,14 +46,22 @@ struct run_config {
   policy::mode mode = policy::mode::dyn;
   policy::adp_params adp;
   scheduler_kind scheduler = scheduler_kind::ws;
-  std::uint64_t quota = 0;  // DFDeques' K in bytes; 0: infinite
+  std::uint64_t quota = 0;  // DFDeques' K in bytes, 1 .. max_quota; 0: infinite
   std::uint64_t seed = 0;   // 0: the runtime's own per-worker seeds
   bool preempted_first = true;  // config::steal_preempted_first
   policy::idle_params idle;
   bool checks = false;  // verify the invariants while running (slower; tests)
+  // Fast-forward the timed polls of an idle worker that cannot find work until another worker's next
+  // event (engine::skip_quiet_polls); off only to test that it is exact.
+  bool fast_forward_polls = true;
 };
 
 inline constexpr std::uint32_t max_workers = 1024;
+inline constexpr std::uint64_t max_quota = std::uint64_t{1} << 62;  // K is a signed 64-bit byte count in the quota
+// DFDeques' reservation of an allocation m > K runs floor(m/K) dummy tasks (src/core/memory.cpp); the
+// simulator runs at most this many per allocation (a few seconds' worth) and refuses more
+// (std::invalid_argument naming the sizes): 2^61 bytes at K = 50000 would be 2^45.4 of them.
+inline constexpr std::uint64_t max_dummy_tasks = std::uint64_t{1} << 24;
 
 struct run_result {
   time_ps makespan = 0;
@@ -182,6 +190,7 @@ class engine {
   time_ps find_work(worker& w);
   time_ps search(worker& w);
   time_ps try_sleep(worker& w);
+  time_ps skip_quiet_polls(worker& w, job& J);
   time_ps wake_up(worker& w);
   task_id take_own(worker& w);
   void start_searching(worker& w);

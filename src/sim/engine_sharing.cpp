@@ -25,6 +25,8 @@ engine::engine(std::span<const job_input> jobs, const costs& c, const run_config
   if (jobs.empty()) throw std::invalid_argument("no jobs to run");
   if (cfg_.workers < 1 || cfg_.workers > max_workers)
     throw std::invalid_argument("workers=" + std::to_string(cfg_.workers) + ": expected 1.." + std::to_string(max_workers));
+  if (cfg_.quota > max_quota)
+    throw std::invalid_argument("K=" + std::to_string(cfg_.quota) + ": expected 1..2^62 bytes, or 0 for inf");
   if (s.cores < 1 || s.cores > max_workers)
     throw std::invalid_argument("cores=" + std::to_string(s.cores) + ": expected 1.." + std::to_string(max_workers));
   if (static_cast<std::uint64_t>(cfg_.workers) * jobs.size() >= max_all_workers)

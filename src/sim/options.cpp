@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <fstream>
 
 #include "sim/workloads.hpp"
 
@@ -142,7 +141,8 @@ options parse_options(int argc, char** argv) {
       for (const std::string& k : split(v, ',')) {
         std::uint64_t q;
         if (k == "inf") q = 0;
-        else if (!to_u64(k, q) || q < 1) throw usage_error("--K: '" + k + "' is not a quota; accepted: bytes >= 1, or inf");
+        else if (!to_u64(k, q) || q < 1 || q > max_quota)
+          throw usage_error("--K: '" + k + "' is not a quota; accepted: bytes 1 .. 2^62, or inf");
         quotas.push_back(q);
       }
     } else if (a == "--seed") o.seed = bounded(a, value(), 0, ~std::uint64_t{0} >> 1);
@@ -174,19 +174,19 @@ options parse_options(int argc, char** argv) {
   try {
     if (named) {
       o.c = costs::named(o.cost_model);
-    } else if (std::ifstream(o.cost_model)) {
+    } else {  // a file: errors say why it cannot be read or what is wrong in it
       o.c = costs{};
       o.c.load_file(o.cost_model);
-    } else {
-      std::string all;
-      for (const std::string& n : costs::model_names()) all += (all.empty() ? "" : ", ") + n;
-      throw std::invalid_argument("'" + o.cost_model + "' is neither a cost model nor a readable file; accepted: " + all +
-                                  ", or a file of KEY=VALUE lines");
     }
+    std::vector<std::string> overridden;
     for (const std::string& kv : cost_overrides) {
       const std::size_t eq = kv.find('=');
       if (eq == std::string::npos) throw std::invalid_argument("'" + kv + "' is not KEY=VALUE");
-      o.c.set(kv.substr(0, eq), kv.substr(eq + 1));
+      const std::string key = kv.substr(0, eq);
+      if (std::find(overridden.begin(), overridden.end(), key) != overridden.end())
+        throw std::invalid_argument("--cost '" + key + "' is given twice; give each key once");
+      overridden.push_back(key);
+      o.c.set(key, kv.substr(eq + 1));
     }
   } catch (const std::invalid_argument& e) {
     throw usage_error(std::string("--costs/--cost: ") + e.what());

@@ -155,6 +155,8 @@ class dfd_scheduler final : public sim_scheduler {
     ch->lemma_3_1(view);
   }
 
+  void add_failed_attempts(std::uint64_t n) override { t_.failed_attempts += n; }
+
   tallies tally() const override {
     tallies t = t_;
     t.deletions = r_.tally().deletions;

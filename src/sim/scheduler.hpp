@@ -49,6 +49,8 @@ class sim_scheduler {
     std::uint64_t steals = 0, failed_attempts = 0, giveups = 0, deletions = 0, max_deques = 0;
   };
   virtual tallies tally() const { return {}; }
+  // Counts `n` more failed attempts: polls the engine fast-forwarded (engine::skip_quiet_polls).
+  virtual void add_failed_attempts(std::uint64_t) {}
   // Several jobs: w leaves its runtime (its job lost a core). ws: its deques stay with it, muggable;
   // DFDeques: it gives its deque up to R in place, so that R's priority order still holds.
   virtual void park(worker&) {}

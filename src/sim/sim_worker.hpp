@@ -35,6 +35,7 @@ struct worker_counters {
   time_ps overrun = 0;  // time it ran after losing its core, until it parked or got one back
 
   void add(const worker_counters& o);
+  friend bool operator==(const worker_counters&, const worker_counters&) = default;
 };
 
 enum class wstate : std::uint8_t {
@@ -66,6 +67,16 @@ struct worker {
   std::uint32_t rounds = 0;
   std::int64_t backoff_ns = 0;
   bool timed_sleep = false;
+  // Its last timed sleep at the backoff's cap (engine::skip_quiet_polls): when it began (-1: the last
+  // sleep was not one), and the counters then.
+  struct poll_mark {
+    time_ps at = -1;
+    std::uint64_t events = 0, own_events = 0;  // the engine's and this worker's events
+    worker_counters c;
+    std::uint64_t dfd_steals = 0, dfd_failed = 0, dfd_giveups = 0;
+    std::uint64_t draws = 0, jitter_state = 0;  // its random streams' positions
+  } poll;
+  std::uint64_t events = 0;  // events this worker ran
 
   // Memory: live bytes of this worker's allocator (frames + user), the DFDeques quota over them.
   std::int64_t live = 0;
@@ -80,11 +91,17 @@ struct worker {
   bool draining = false;        // lost its core: parks at its next event (a safe point)
   time_ps drain_since = 0;      // when it was told (preempted at the next quantum boundary at the latest)
 
+  std::uint64_t draws = 0;  // next_random() calls, for fast-forwarding the stream (engine::skip_quiet_polls)
   std::uint64_t next_random() noexcept {  // the runtime's xorshift (worker::next_random)
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
+    ++draws;
+    rng = xorshift_step(rng);
     return rng;
+  }
+  static constexpr std::uint64_t xorshift_step(std::uint64_t x) noexcept {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
   }
 };
 

@@ -141,6 +141,31 @@ TEST(Deployment, CoresDefaultOneWorkerPerCpu) {
   check_invariants(d);
 }
 
+// The default is capped at the runtime's limit of max_workers, with a warning, and the workers then go to
+// the places as SLAW_WORKERS=4096 would put them: 1024 overlapping places of 8 CPUs gave 8192 workers,
+// 4096 places of 256 CPUs 2^20.
+TEST(Deployment, DefaultWorkersAreCappedAtTheRuntimesLimit) {
+  const char* machine256 = "pack:2 core:64 pu:2";
+  for (const char* places : {"{0:8}:1024:0", "{0:256}:4096:0"}) {
+    SCOPED_TRACE(places);
+    const deployment d = resolve(with(places), synthetic(machine256));
+    EXPECT_EQ(d.workers.size(), std::size_t{max_workers});
+    check_invariants(d);
+    bool warned = false;
+    for (const std::string& w : d.warnings) warned |= w.find("capped at 4096") != std::string::npos;
+    EXPECT_TRUE(warned) << (d.warnings.empty() ? "no warning" : d.warnings[0]);
+  }
+  const deployment close = resolve(with("{0:8}:1024:0"), synthetic(machine256));
+  EXPECT_EQ(close.workers[0].place, 0u);  // close: 4 workers per place, as SLAW_WORKERS=4096 gives
+  EXPECT_EQ(close.workers[4].place, 1u);
+  // At the limit, and with the count given, nothing is capped.
+  for (const deployment& d : {resolve(with("threads"), synthetic("pack:2 l3:2 core:256 pu:4")),
+                              resolve(with("{0:8}:1024:0", "", 4096), synthetic(machine256))}) {
+    EXPECT_EQ(d.workers.size(), 4096u);
+    for (const std::string& w : d.warnings) EXPECT_EQ(w.find("capped"), std::string::npos) << w;
+  }
+}
+
 TEST(Deployment, CloseBindsConsecutiveWorkersToConsecutivePlaces) {
   const deployment d = resolve(with("cores", "close", 16), synthetic(machine16));
   ASSERT_EQ(d.workers.size(), 16u);

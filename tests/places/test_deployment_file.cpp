@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "../support/input_guard.hpp"
 #include "slaw/config.hpp"
 
 using namespace slaw::places;
@@ -130,4 +131,31 @@ TEST(DeploymentFile, ReadFromDisk) {
   }
   EXPECT_THROW(read_deployment_file("/tmp"), slaw::config_error);  // a directory
   EXPECT_THROW(read_deployment_file(""), slaw::config_error);
+}
+
+// The file is read with a size limit (max_deployment_file_bytes), and only a regular file or a pipe:
+// /dev/zero was read until memory ran out.
+TEST(DeploymentFile, ReadingIsBounded) {
+  const slaw_test::watchdog dog("DeploymentFile.ReadingIsBounded", "a device read whole", 60);
+  const slaw_test::address_space_limit limit(std::size_t{512} << 20);
+  auto message = [](const std::string& path) -> std::string {
+    try {
+      read_deployment_file(path);
+    } catch (const slaw::config_error& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  std::string m = message("/dev/zero");
+  EXPECT_NE(m.find("SLAW_DEPLOYMENT=/dev/zero: not a regular file"), std::string::npos) << m;
+  char path[] = "/tmp/slaw_deploy_big_XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, static_cast<off_t>(max_deployment_file_bytes) + 1), 0);  // sparse: nothing written
+  close(fd);
+  m = message(path);
+  EXPECT_NE(m.find("larger than the limit of 4194304 bytes"), std::string::npos) << m;
+  std::remove(path);
+  m = message("/tmp");
+  EXPECT_NE(m.find("SLAW_DEPLOYMENT=/tmp: is a directory"), std::string::npos) << m;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/input_guard.hpp"
 #include "slaw/config.hpp"
 
 using namespace slaw::places;
@@ -144,4 +145,43 @@ TEST(OmpPlaces, ErrorsNameTheVariableGiven) {
 TEST(OmpPlaces, ErrorsPointAtThePosition) {
   const std::string e = error_of("{0:4},{4:4},{x}");
   EXPECT_NE(e.find("at position 14 ('x}')"), std::string::npos) << e;
+}
+
+// Counts, lengths and strides are bounded before anything is built (docs/places.md): at most
+// max_list_places places listed and as many excluded, and max_list_cpus CPU numbers in all of them
+// together. `{0:65535}:65535:0` asked for 17 GB before these limits.
+TEST(OmpPlaces, ListsAreBoundedBeforeTheyAreBuilt) {
+  const slaw_test::watchdog dog("OmpPlaces.ListsAreBoundedBeforeTheyAreBuilt", "a list built unbounded", 60);
+  const slaw_test::address_space_limit limit(std::size_t{256} << 20);
+  std::string many_exclusions;
+  for (int i = 0; i < 17; ++i) many_exclusions += "!{0:65535},";
+  many_exclusions += "{0}";
+  std::string many_excluded_places = "{0}";
+  for (int i = 0; i < 4097; ++i) many_excluded_places += ",!{" + std::to_string(i % 8) + "}";
+  struct bad {
+    std::string text;
+    const char* message;
+  };
+  const bad cases[] = {
+      {"{0:65535}:65535:0", "more than 4096 places"},
+      {"0:4097", "more than 4096 places"},
+      {"{0:4}:4097:4", "more than 4096 places"},
+      {"{0:256}:4096:0,{1}", "more than 4096 places"},
+      {"{0:65535}:17:0", "more than 1048576 CPU numbers"},
+      {"{0:65535}:16:0,{0:17}", "more than 1048576 CPU numbers"},
+      {many_exclusions, "more than 1048576 CPU numbers"},
+      {many_excluded_places, "more than 4096 excluded places"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text.substr(0, 60));
+    const std::string e = error_of(c.text);
+    EXPECT_NE(e.find(c.message), std::string::npos) << e.substr(0, 300);
+    EXPECT_NE(e.find("accepted:"), std::string::npos) << e.substr(0, 300);
+  }
+  // The limits themselves are accepted.
+  EXPECT_EQ(list_of(parse_places("{0:256}:4096:0")).size(), 4096u);
+  EXPECT_EQ(list_of(parse_places("{0:65535}:16:0")).size(), 16u);
+  const std::vector<cpu_set> down = list_of(parse_places("{65535:65535:-1}"));  // CPUs 65535 down to 1
+  ASSERT_EQ(down.size(), 1u);
+  EXPECT_EQ(down[0], cpu_set::range(1, 65535));
 }

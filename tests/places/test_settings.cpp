@@ -95,6 +95,22 @@ TEST(Settings, CombinationsThatCannotGoTogether) {
   EXPECT_NE(error_of(missing).find("cannot open the deployment file"), std::string::npos);
 }
 
+// SLAW_TOPOLOGY's synthetic machine is measured when the settings are checked, before hwloc is asked to
+// build it (it ran for hours on 10^9 PUs).
+TEST(Settings, SyntheticTopologiesAreBounded) {
+  settings s;
+  s.topology = "synthetic:pack:1000 core:1000 pu:1000";
+  std::string m = error_of(s);
+  EXPECT_NE(m.find("SLAW_TOPOLOGY='synthetic:pack:1000 core:1000 pu:1000': describes at least 1000000 PUs"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("at most 4096 PUs"), std::string::npos) << m;
+  s.topology = "synthetic:pack:2 core:2048 pu:2";
+  EXPECT_NE(error_of(s).find("describes at least 8192 PUs"), std::string::npos) << error_of(s);
+  s.topology = "synthetic:pack:2 core:1024 pu:2";
+  EXPECT_EQ(error_of(s), "(no error)");
+}
+
 TEST_F(Env, ReadsTheEnvironment) {
   setenv("SLAW_PLACES", "cores(2)", 1);
   setenv("SLAW_BIND", "spread", 1);

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
+
+#include "../support/input_guard.hpp"
 
 using namespace slaw::places;
 
@@ -177,6 +180,53 @@ TEST(Topology, ExplicitPlacesGoUnderTheInnermostObjectContainingThem) {
 
 TEST(Topology, BadSyntheticDescriptionsAreRejected) {
   EXPECT_THROW(machine_topology::load_synthetic("pack:two"), std::invalid_argument);
+}
+
+// A synthetic machine is measured before hwloc builds it (docs/places.md): at most max_synthetic_pus
+// PUs and max_synthetic_objects objects, PU indexes up to max_cpu. 10^9 PUs ran for hours before.
+TEST(Topology, SyntheticMachinesAreBoundedBeforeHwlocBuildsThem) {
+  const slaw_test::watchdog dog("Topology.SyntheticMachinesAreBounded", "hwloc building a huge machine", 60);
+  const slaw_test::address_space_limit limit(std::size_t{512} << 20);
+  struct bad {
+    std::string description;
+    const char* message;
+  };
+  std::string attached = "pack:2 core:2048";  // 16 NUMA nodes at each of 4096 cores
+  for (int i = 0; i < 16; ++i) attached += " [numa]";
+  attached += " pu:1";
+  std::string deep = "pack:4096";  // 4096 objects on each of 17 levels
+  for (int i = 0; i < 15; ++i) deep += " group:1";
+  deep += " pu:1";
+  const bad cases[] = {
+      {"pack:1000 core:1000 pu:1000", "at least 1000000 PUs"},
+      {"pu:1000000000", "at least 1000000000 PUs"},
+      {"pack:2 core:2049 pu:1", "at least 4098 PUs"},
+      {"pack:2 core:2048 pu:2", "at least 8192 PUs"},
+      {"(memory=1GB) pack:4 core:4096 pu:1", "at least 16384 PUs"},
+      {"pack:2 core:2(indexes=0,4000000000) pu:1", "index 4000000000"},
+      {"pack:1 core:4 pu:2(indexes=0,1,2,3,4,5,6,70000)", "index 70000"},
+      {attached, "objects"},
+      {deep, "objects"},
+      {"pack:-1 pu:2", "plain count"},
+      {std::string(70000, ' ') + "pu:2", "characters"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.description.substr(0, 80));
+    try {
+      machine_topology::load_synthetic(c.description);
+      ADD_FAILURE() << "no error";
+    } catch (const std::invalid_argument& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(c.message), std::string::npos) << m.substr(0, 300);
+      EXPECT_NE(m.find("at most 4096 PUs"), std::string::npos) << m.substr(0, 300);
+    }
+  }
+  // At the limit, in decimal and in hex (hwloc reads counts as strtoul(…, 0) does).
+  EXPECT_EQ(machine_topology::load_synthetic("pack:2 l3:2 core:256 pu:4")->usable().size(), 4096u);
+  EXPECT_EQ(machine_topology::load_synthetic("pack:0x10 core:0x80 pu:2")->usable().size(), 4096u);
+  EXPECT_EQ(synthetic_size("pack:2 l3:2 core:4 pu:2").pus, 32u);
+  EXPECT_EQ(synthetic_size("pack:2 l3:2 core:4 pu:2").objects, 1u + 2 + 4 + 16 + 32);
+  EXPECT_EQ(synthetic_size("pack:2 [numa] core:4 pu:2(indexes=0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15)").pus, 16u);
 }
 
 TEST(Topology, ThisMachineLoads) {

@@ -3,6 +3,11 @@
 the option and the accepted values, without simulating; a good run prints the table and writes
 Cilkscale's CSV, the detail CSV and a PNG plot. --dag: a missing or corrupt file exits 2 naming the file
 and the problem; a DAG file written here (a second encoder of src/dag/dag_format.hpp) replays.
+Unbounded inputs, each under a time limit: --dag and --costs refuse a device, a directory and a file
+over their size limits (sparse, so nothing is written) without reading them; a --costs file that sets
+nothing, has junk or sets a key twice, and a --cost given twice, exit 2; a DAG of one strand of 2^52 ns
+ends (it ran for ever), and one that allocates 2^61 bytes under DFDeques exits 2 naming the limit on
+dummy tasks (it ran for ever too).
 
 usage: check_cli.py SLAW_SIM PYTHON_WITH_MATPLOTLIB
 """
@@ -14,8 +19,11 @@ import sys
 import tempfile
 
 
-def run(sim, *args):
-    return subprocess.run([sim, *args], capture_output=True, text=True, timeout=300)
+def run(sim, *args, timeout=300):
+    try:
+        return subprocess.run([sim, *args], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess([sim, *args], -9, "", "(killed after %d s)" % timeout)
 
 
 def varint(v):
@@ -32,6 +40,65 @@ def fnv1a(data):
     for b in data:
         h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
     return h
+
+
+def encode_dag(tasks):
+    """The file of `tasks`, each a list of (op, work ns, argument or None), frames of 320 bytes."""
+    table, stream = bytearray(), bytearray()
+    for events in tasks:
+        table += struct.pack("<QII", len(stream), 320, len(events))
+        for op, work, arg in events:
+            stream += bytes([op]) + varint(work) + (varint(arg) if arg is not None else b"")
+    header = b"SLAWDAG\0" + struct.pack("<IIQQQII", 1, 48, len(tasks), len(stream), 5000000, 2, 0)
+    body = header + bytes(table) + bytes(stream)
+    return body + struct.pack("<Q", fnv1a(body))
+
+
+def check_unbounded(sim, d, failures):
+    """Inputs that were read, allocated or simulated without a bound."""
+    big = os.path.join(d, "big")
+    with open(big, "wb") as f:
+        f.truncate((2 << 30) + 1)  # sparse
+    huge = os.path.join(d, "huge.costs")
+    with open(huge, "wb") as f:
+        f.truncate((1 << 20) + 1)
+    files = {}
+    for name, content in (("empty.costs", b""), ("comments.costs", b"# nothing\n\n"),
+                          ("junk.costs", b"\0\0\0=\0\n"), ("twice.costs", b"wake=1\nprobe=2\nwake=3\n")):
+        files[name] = os.path.join(d, name)
+        with open(files[name], "wb") as f:
+            f.write(content)
+    ALLOC, FREE, RET = 4, 5, 6
+    files["long.dag"] = os.path.join(d, "long.dag")
+    with open(files["long.dag"], "wb") as f:
+        f.write(encode_dag([[(RET, 1 << 52, None)]]))
+    files["alloc.dag"] = os.path.join(d, "alloc.dag")
+    with open(files["alloc.dag"], "wb") as f:
+        f.write(encode_dag([[(ALLOC, 0, 1 << 61), (FREE, 0, 1 << 61), (RET, 1, None)]]))
+    bad = [
+        (["--dag", "/dev/zero"], ["/dev/zero: not a regular file"]),
+        (["--dag", d], [d + ": cannot read it: Is a directory"]),
+        (["--dag", big], [big + ": larger than the limit of 2147483648 bytes"]),
+        (["--gen", "fib:10", "--costs", "/dev/zero"], ["--costs", "/dev/zero", "not a regular file"]),
+        (["--gen", "fib:10", "--costs", d], ["--costs", "is a directory"]),
+        (["--gen", "fib:10", "--costs", huge], ["--costs", "larger than the limit of 1048576 bytes"]),
+        (["--gen", "fib:10", "--costs", files["empty.costs"]], ["--costs", "sets no cost"]),
+        (["--gen", "fib:10", "--costs", files["comments.costs"]], ["--costs", "sets no cost"]),
+        (["--gen", "fib:10", "--costs", files["junk.costs"]], ["--costs", "junk.costs:1"]),
+        (["--gen", "fib:10", "--costs", files["twice.costs"]], ["--costs", "twice.costs:3", "'wake'", "line 1"]),
+        (["--gen", "fib:10", "--cost", "wake=1", "--cost", "wake=2"], ["--cost", "'wake'", "twice"]),
+        (["--gen", "fib:10", "--scheduler", "dfdeques", "--K", "18446744073709551615"], ["--K", "2^62"]),
+        (["--dag", files["alloc.dag"], "--scheduler", "dfdeques"], ["dummy tasks", "16777216", "--K"]),
+    ]
+    for args, needles in bad:
+        r = run(sim, *args, timeout=120)
+        if r.returncode != 2 or not all(n in r.stderr for n in needles):
+            failures.append("%s: exit %d, stderr %r (expected 2 and %r)" % (args, r.returncode, r.stderr.strip()[-400:],
+                                                                           needles))
+    r = run(sim, "--dag", files["long.dag"], "--workers", "1,2,8", "--scheduler", "ws,dfdeques", timeout=120)
+    if r.returncode != 0 or "4503599.627 s" not in r.stdout:
+        failures.append("--dag of one 2^52 ns strand: exit %d, stderr %r, stdout %r" % (r.returncode, r.stderr.strip()[-400:],
+                                                                                      r.stdout[-400:]))
 
 
 def fib_dag(n):
@@ -96,7 +163,7 @@ def main():
     bad = [
         (["--gen", "fib:10", "--workers", "0"], ["--workers", "[1, 1024]"]),
         (["--gen", "fib:10", "--policy", "eager"], ["--policy", "wf, hf, dyn"]),
-        (["--gen", "fib:10", "--scheduler", "dfdeques", "--K", "-5"], ["--K", "bytes >= 1, or inf"]),
+        (["--gen", "fib:10", "--scheduler", "dfdeques", "--K", "-5"], ["--K", "bytes 1 .. 2^62, or inf"]),
         (["--gen", "fibo:10"], ["unknown workload 'fibo'", "fib, fj, fj-rec, skynet, pdfs, uts, sor, nqueens, dc"]),
         (["--gen", "fj:10,reps=x"], ["reps='x'", "an integer in"]),
         (["--gen", "fib:10", "--cost", "wake=-1"], ["wake", ">= 0"]),
@@ -122,6 +189,7 @@ def main():
             failures.append("%s: exit %d, output %r" % (args, r.returncode, r.stdout[:200]))
     with tempfile.TemporaryDirectory() as d:
         check_dag(sim, d, failures)
+        check_unbounded(sim, d, failures)
         c, det, png = (os.path.join(d, n) for n in ("out.csv", "detail.csv", "out.png"))
         r = run(sim, "--gen", "fib:16", "--workers", "1-4", "--policy", "wf,hf,dyn", "--csv", c, "--detail", det,
                 "--plot", png, "--python", python)

@@ -3,6 +3,7 @@
 // analysis on random programs, and every scheduler passes the engine's checks on them.
 #include <gtest/gtest.h>
 
+#include "../support/input_guard.hpp"
 #include "dag_test_util.hpp"
 #include "sim_test_util.hpp"
 
@@ -119,4 +120,114 @@ TEST(DagReplay, SourceNamesItsFile) {
   EXPECT_NE(line.find("recorded on 4 workers in 5.000 ms: 15 tasks (7 spawns, 7 calls, 7 finishes)"), std::string::npos)
       << line;
   EXPECT_NE(line.find("parallelism"), std::string::npos) << line;
+}
+
+namespace {
+
+// A root that spawns a strand of `long_ns` and one of `short_ns` in a finish, then returns.
+dag two_strands(std::uint64_t long_ns, std::uint64_t short_ns) {
+  dag d(3);
+  d[0] = {320, {ev(dag_op::start_finish, 1), ev(dag_op::spawn, 1, 1), ev(dag_op::spawn, 1, 2), ev(dag_op::end_finish, 1),
+                ev(dag_op::ret, 1)}};
+  d[1] = {320, {ev(dag_op::ret, long_ns)}};
+  d[2] = {320, {ev(dag_op::ret, short_ns)}};
+  return d;
+}
+
+}  // namespace
+
+// A worker woken from its first sleep backs off as the runtime's find_work does, from backoff_first_ns
+// (50 us) doubling to backoff_max_ns (2 ms): over a 50 ms strand the idle worker sleeps about 30 times,
+// not 992 times (it started with no backoff and polled every 50 us, its rounds' cost).
+TEST(DagReplay, TheFirstPollsBackOff) {
+  dag d(1);
+  d[0] = {320, {ev(dag_op::ret, 50000000)}};
+  const dag_file f = parse(d);
+  for (const auto& [tag, cfg] : configurations(2)) {
+    const sim::run_result r = replay(f, cfg);
+    // 50, 100, ..., 1600 us, then 2 ms: 6 sleeps in the first 3.15 ms, then one per 2 ms and its rounds.
+    EXPECT_GE(r.total.parks, 20u) << tag;
+    EXPECT_LE(r.total.parks, 30u) << tag;
+  }
+}
+
+// One strand as long as the reader allows (2^52 ns of work in all) on 2 and 8 workers. While it runs, the
+// last idle worker polls with a timed sleep, every 2 ms at the backoff's cap: 2^41 polls, which the
+// engine simulated one by one for ever. Now the polls that cannot find work are fast-forwarded up to the
+// next event of another worker, and still counted.
+TEST(DagReplay, AStrandAsLongAsTheLimitEnds) {
+  const slaw_test::watchdog dog("DagReplay.AStrandAsLongAsTheLimitEnds", "idle polls simulated one by one", 120);
+  dag d(1);
+  d[0] = {320, {ev(dag_op::ret, max_total_work_ns)}};
+  const dag_file one = parse(d);
+  const dag_file two = parse(two_strands(max_total_work_ns - 2000000, 1000000));
+  for (const auto& [tag, cfg] : {std::pair{"dyn P=2", ws(2, mode::dyn)}, std::pair{"hf P=8", ws(8, mode::hf)},
+                                 std::pair{"dfd(K=50000) P=2", dfd(2, 50000)}, std::pair{"dfd(K=inf) P=8", dfd(8, 0)}}) {
+    for (const dag_file* f : {&one, &two}) {
+      const sim::run_result r = replay(*f, cfg);
+      EXPECT_TRUE(r.violations.empty()) << tag << "\n" << violations(r);
+      EXPECT_GE(r.makespan, static_cast<sim::time_ps>(max_total_work_ns - 2000000) * 1000) << tag;
+      // About one poll per 2 ms of the strand, each a sleep and a wake-up.
+      EXPECT_GT(r.total.parks, (max_total_work_ns / 2000000) / 2) << tag;
+      EXPECT_LT(r.total.parks, max_total_work_ns / 2000000 * 2) << tag;
+    }
+  }
+}
+
+// Fast-forwarding is exact without cost jitter: a 50 ms strand beside a 1 ms one, at 2, 3 and 8 workers,
+// gives the same time, counters, events and schedule as polling one by one.
+TEST(DagReplay, FastForwardedPollsAreThePollsOneByOne) {
+  const dag_file f = parse(two_strands(50000000, 1000000));
+  sim::costs c;
+  c.jitter = 0;
+  for (std::uint32_t p : {2u, 3u, 8u})
+    for (const auto& [tag, base] : configurations(p)) {
+      sim::run_config slow = base;
+      slow.fast_forward_polls = false;
+      const sim::run_result a = replay(f, base, c), b = replay(f, slow, c);
+      const std::string at = std::string(tag) + " P=" + std::to_string(p);
+      EXPECT_TRUE(a.violations.empty()) << at << "\n" << violations(a);
+      EXPECT_EQ(a.makespan, b.makespan) << at;
+      EXPECT_EQ(a.schedule_hash, b.schedule_hash) << at;
+      EXPECT_EQ(a.events, b.events) << at;
+      EXPECT_EQ(a.total.parks, b.total.parks) << at;
+      EXPECT_EQ(a.total.wakes, b.total.wakes) << at;
+      EXPECT_EQ(a.total.probes, b.total.probes) << at;
+      EXPECT_EQ(a.total.failed_steals, b.total.failed_steals) << at;
+      EXPECT_EQ(a.total.spins, b.total.spins) << at;
+      EXPECT_EQ(a.dfd_failed_attempts, b.dfd_failed_attempts) << at;
+      EXPECT_GT(a.total.parks, 20u) << at;  // the strand was polled through
+    }
+}
+
+// An allocation whose DFDeques reservation (reserve(m > K): floor(m/K) dummy tasks) would need more
+// dummy tasks than the simulator's limit is an error naming the sizes and the way out, not 2^46
+// dummy tasks (2^61 bytes at K = 50000); at K = inf the same DAG runs.
+TEST(DagReplay, HugeAllocationsUnderDfdequesAreAnError) {
+  const slaw_test::watchdog dog("DagReplay.HugeAllocationsUnderDfdequesAreAnError", "2^46 dummy tasks", 120);
+  const std::uint64_t huge = std::uint64_t{1} << 61;
+  dag d(1);
+  d[0] = {320, {ev(dag_op::alloc, 0, huge), ev(dag_op::free, 0, huge), ev(dag_op::ret, 1)}};
+  const dag_file f = parse(d);
+  for (std::uint32_t p : {1u, 2u}) {
+    try {
+      replay(f, dfd(p, 50000));
+      ADD_FAILURE() << "no error at P=" << p;
+    } catch (const std::invalid_argument& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("allocates 2305843009213693952 bytes"), std::string::npos) << m;
+      EXPECT_NE(m.find("46116860184273 dummy tasks"), std::string::npos) << m;
+      EXPECT_NE(m.find("more than the simulator's limit of 16777216"), std::string::npos) << m;
+      EXPECT_NE(m.find("--K"), std::string::npos) << m;
+    }
+    const sim::run_result r = replay(f, dfd(p, 0));
+    EXPECT_TRUE(r.violations.empty()) << violations(r);
+    EXPECT_GE(r.peak_bytes, static_cast<std::int64_t>(huge));
+    EXPECT_TRUE(replay(f, ws(p, mode::dyn)).violations.empty());
+  }
+  // At the limit, it runs: 2^24 dummy tasks of 64-byte quota.
+  dag at(1);
+  at[0] = {320, {ev(dag_op::alloc, 0, std::uint64_t{64} << 24), ev(dag_op::ret, 1)}};
+  const sim::run_result r = replay(parse(at), dfd(1, 64, false));
+  EXPECT_EQ(r.total.dummy_tasks, std::uint64_t{1} << 24);
 }

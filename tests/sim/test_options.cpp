@@ -2,8 +2,13 @@
 // error naming the option and the accepted values.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 #include <vector>
 
+#include "../support/input_guard.hpp"
 #include "options_test_util.hpp"
 #include "sim/options.hpp"
 #include "sim/workloads.hpp"
@@ -69,7 +74,7 @@ TEST(SimOptions, CostsFromAModelAndOverrides) {
 TEST(SimOptions, BadOptionsNameTheOptionAndTheAcceptedValues) {
   EXPECT_NE(error_of({"--gen", "fib:10", "--policy", "fast"}).find("accepted: wf, hf, dyn"), std::string::npos);
   EXPECT_NE(error_of({"--gen", "fib:10", "--scheduler", "x"}).find("accepted: ws, dfdeques"), std::string::npos);
-  EXPECT_NE(error_of({"--gen", "fib:10", "--scheduler", "dfdeques", "--K", "0"}).find("bytes >= 1, or inf"),
+  EXPECT_NE(error_of({"--gen", "fib:10", "--scheduler", "dfdeques", "--K", "0"}).find("bytes 1 .. 2^62, or inf"),
             std::string::npos);
   EXPECT_NE(error_of({"--gen", "fib:10", "--K", "4096"}).find("--K applies to --scheduler dfdeques"), std::string::npos);
   EXPECT_NE(error_of({"--gen", "fib:10", "--costs", "nope"}).find("measured, burdened, slaw-java, unit"), std::string::npos);
@@ -93,4 +98,34 @@ TEST(SimOptions, BadWorkloadsNameTheWorkloadsOrTheSyntax) {
   EXPECT_NE(gen_error("uts:T2").find("T1, T3, T1L or T3L"), std::string::npos);
   EXPECT_NE(gen_error("fib:10,node").find("not KEY=VALUE"), std::string::npos);
   EXPECT_NE(gen_error("dc:4,jitter=2").find("jitter='2'"), std::string::npos);
+}
+
+// A --costs file is read with a size limit, only from a regular file or a pipe, and must set each key
+// at most once and at least one: /dev/zero and an empty file used to run with the default costs and exit
+// 0. A --cost key given twice, and a K the quota's signed byte count cannot hold, are errors too.
+TEST(SimOptions, CostFilesAreBoundedAndComplete) {
+  const slaw_test::watchdog dog("SimOptions.CostFilesAreBoundedAndComplete", "/dev/zero read whole", 60);
+  const slaw_test::address_space_limit limit(std::size_t{512} << 20);
+  auto with_file = [](const std::string& text) {
+    char path[] = "/tmp/slaw_sim_costs_XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd >= 0) close(fd);
+    std::ofstream(path) << text;
+    const std::string e = error_of({"--gen", "fib:10", "--costs", path});
+    std::remove(path);
+    return e;
+  };
+  EXPECT_NE(error_of({"--gen", "fib:10", "--costs", "/dev/zero"}).find("'/dev/zero': not a regular file"), std::string::npos)
+      << error_of({"--gen", "fib:10", "--costs", "/dev/zero"});
+  EXPECT_NE(error_of({"--gen", "fib:10", "--costs", "/tmp"}).find("'/tmp': is a directory"), std::string::npos);
+  EXPECT_NE(with_file("").find("sets no cost"), std::string::npos);
+  EXPECT_NE(with_file("# comments only\n").find("sets no cost"), std::string::npos);
+  const std::string twice = with_file("wake=1\nprobe=2\nwake=3\n");
+  EXPECT_NE(twice.find(":3: cost 'wake' is set twice (first on line 1)"), std::string::npos) << twice;
+  EXPECT_EQ(with_file("wake=1\nprobe=2\n"), "");
+  EXPECT_NE(error_of({"--gen", "fib:10", "--cost", "wake=1", "--cost", "wake=2"}).find("--cost 'wake' is given twice"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--gen", "fib:10", "--scheduler", "dfdeques", "--K", "18446744073709551615"}).find("2^62"),
+            std::string::npos);
+  EXPECT_EQ(error_of({"--gen", "fib:10", "--scheduler", "dfdeques", "--K", "4611686018427387904"}), "");  // 2^62
 }

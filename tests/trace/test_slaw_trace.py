@@ -10,11 +10,18 @@ Usage: test_slaw_trace.py SLAW_TRACE TRACE.json
   * a truncated copy of the trace, a JSON file that is not a slaw trace, a missing file and a picture
     format it does not draw are refused with exit status 2 and a message naming the problem, and
     nothing is drawn;
+  * malformed traces are refused the same way, each within a time and memory limit, never with a
+    Python traceback: a worker count in otherData that is huge, above the runtime's 4096, not a
+    count, or larger than the workers the file names; fields of the wrong type (`"args": null`, a
+    string or NaN time, an event that is not an object); JSON nested too deeply; a file over the
+    size limit (a sparse file, so that the test writes nothing) and a device;
   * --help exits 0.
 Exit status 0 if all hold, 1 otherwise.
 """
+import copy
 import json
 import os
+import resource
 import struct
 import subprocess
 import sys
@@ -31,6 +38,97 @@ def expect(cond, what):
 
 def run(tool, *args):
     return subprocess.run([tool, *args], capture_output=True, text=True)
+
+
+def limit_memory():
+    # 2 GiB of address space: a tool that sizes its tables from the file fails here instead of taking
+    # the machine's memory.
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+def run_limited(tool, *args):
+    """The tool under a memory limit and a time limit; a hang or a blow-up is a failed check."""
+    try:
+        return subprocess.run([tool, *args], capture_output=True, text=True, timeout=120, preexec_fn=limit_memory)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess([tool, *args], -1, "", "(killed after 120 s)")
+
+
+def check_malformed(tool, data, tmp):
+    """Broken copies of a good trace: each exits 2 with a message naming the problem, no traceback."""
+    def variant(change):
+        d = copy.deepcopy(data)
+        change(d)
+        return d
+
+    def set_workers(w):
+        return lambda d: d["otherData"].__setitem__("workers", w)
+
+    def first(ph, name=None):
+        def pick(d):
+            return next(e for e in d["traceEvents"] if e["ph"] == ph and (name is None or e.get("name") == name))
+        return pick
+
+    def setter(pick, key, value):
+        return lambda d: pick(d).__setitem__(key, value)
+
+    cases = [
+        ("workers 10^9", variant(set_workers(10 ** 9)), ["otherData.workers", "4096"]),
+        ("workers 5000", variant(set_workers(5000)), ["otherData.workers", "4096"]),
+        ("workers 0", variant(set_workers(0)), ["otherData.workers"]),
+        ("workers -3", variant(set_workers(-3)), ["otherData.workers"]),
+        ("workers true", variant(set_workers(True)), ["otherData.workers"]),
+        ("workers 2.5", variant(set_workers(2.5)), ["otherData.workers"]),
+        ("workers '2'", variant(set_workers("2")), ["otherData.workers"]),
+        ("workers above the threads named", variant(lambda d: d["otherData"].update(
+            workers=3, recorded=d["otherData"]["recorded"] + [0], dropped=d["otherData"]["dropped"] + [0])),
+         ["otherData.workers", "worker 2"]),
+        ("recorded of the wrong length", variant(lambda d: d["otherData"].__setitem__("recorded", [1])),
+         ["otherData.recorded"]),
+        ("dropped_total a string", variant(lambda d: d["otherData"].__setitem__("dropped_total", "x")),
+         ["otherData.dropped_total"]),
+        ("args null on process_name", variant(setter(first("M", "process_name"), "args", None)), ["args"]),
+        ("args null on a counter", variant(setter(first("C"), "args", None)), ["args"]),
+        ("a counter's value a string", variant(lambda d: first("C")(d)["args"].__setitem__(
+            next(iter(first("C")(d)["args"])), "x")), ["counter"]),
+        ("a counter's name not 'worker N what'", variant(setter(first("C"), "name", "deques")), ["name"]),
+        ("ts a string", variant(setter(first("X"), "ts", "12")), ["ts"]),
+        ("ts NaN", variant(setter(first("X"), "ts", float("nan"))), ["ts"]),
+        ("dur negative", variant(setter(first("X"), "dur", -1)), ["dur"]),
+        ("dur missing", variant(lambda d: first("X")(d).pop("dur")), ["dur"]),
+        ("cat a list", variant(setter(first("X"), "cat", ["wf"])), ["cat"]),
+        ("tid a string", variant(setter(first("X"), "tid", "0")), ["tid"]),
+        ("a flow id a list", variant(setter(first("s"), "id", [1])), ["id"]),
+        ("an event a number", variant(lambda d: d["traceEvents"].append(5)), ["not an object"]),
+        ("ph missing", variant(lambda d: first("X")(d).pop("ph")), ["ph"]),
+    ]
+    for i, (what, d, needles) in enumerate(cases):
+        path = os.path.join(tmp, f"malformed{i}.json")
+        with open(path, "w") as f:
+            json.dump(d, f)  # NaN is written as NaN, which Python's JSON reader accepts
+        out = os.path.join(tmp, f"malformed{i}.png")
+        r = run_limited(tool, path, "-o", out)
+        ok = r.returncode == 2 and "Traceback" not in r.stderr and all(n in r.stderr for n in needles)
+        expect(ok, f"{what}: exits 2 naming {needles} without a traceback (got {r.returncode}: {r.stderr.strip()[-600:]})")
+        expect(not os.path.exists(out), f"{what}: ... and draws nothing")
+
+    nested = os.path.join(tmp, "nested.json")
+    with open(nested, "w") as f:
+        f.write("[" * 200000 + "]" * 200000)
+    r = run_limited(tool, nested)
+    expect(r.returncode == 2 and "Traceback" not in r.stderr and "nested" in r.stderr,
+           f"JSON nested 200000 deep exits 2 and says so (got {r.returncode}: {r.stderr.strip()[-600:]})")
+
+    big = os.path.join(tmp, "big.json")
+    with open(big, "wb") as f:
+        f.truncate((1 << 30) + 1)  # sparse: nothing is written to the disk
+    r = run_limited(tool, big)
+    expect(r.returncode == 2 and "Traceback" not in r.stderr and "larger than" in r.stderr and "1 GiB" in r.stderr,
+           f"a file over 1 GiB exits 2 naming the limit (got {r.returncode}: {r.stderr.strip()[-600:]})")
+
+    r = run_limited(tool, "/dev/zero")
+    expect(r.returncode == 2 and "Traceback" not in r.stderr and "not a regular file" in r.stderr,
+           f"a device exits 2 and says so (got {r.returncode}: {r.stderr.strip()[-600:]})")
 
 
 def main():
@@ -114,6 +212,7 @@ def main():
         r = run(tool, trace, "-o", os.path.join(tmp, "t.jpg"))
         expect(r.returncode == 2 and ".png, .svg" in r.stderr,
                f"an unknown picture format exits 2 naming the accepted ones (got {r.returncode}: {r.stderr.strip()})")
+        check_malformed(tool, data, tmp)
         r = run(tool, "--help")
         expect(r.returncode == 0 and "usage: slaw-trace" in r.stdout, "--help exits 0 with the usage")
     print(f"test_slaw_trace: {'all checks pass' if not failures else f'{len(failures)} checks failed'}")
