@@ -104,14 +104,9 @@ dag_chunk* dag_log::drop_first() noexcept {
 // ------------------------------------------------------------------------------------------ the recorder
 
 dag_recorder::dag_recorder(const std::string& path, unsigned workers)
-    : path_(path), workers_(workers), logs_(new dag_log[workers]) {
-  // Truncated now, so that a path that cannot be written fails when the runtime is built.
-  std::FILE* f = std::fopen(path_.c_str(), "w");
-  if (!f) {
-    const int err = errno;
-    throw config_error("SLAW_RECORD='" + path_ + "': cannot open it for writing (" + std::strerror(err) + ")");
-  }
-  std::fclose(f);
+    : out_(output_file::open("SLAW_RECORD='" + path + "'", path, true, false)),
+      workers_(workers),
+      logs_(new dag_log[workers]) {
   for (unsigned i = 0; i < workers; ++i) logs_[i].attach(this, &clock_);
   calibrate();
 }
@@ -281,12 +276,12 @@ std::vector<dag::task_record> build_dag(merged_logs& in, const void* root, std::
 
 }  // namespace
 
-void dag_recorder::write() noexcept {
+std::string dag_recorder::write() {
   end_run();
   if (!root_) {
-    std::fprintf(stderr, "slaw: SLAW_RECORD='%s': the runtime ran nothing, no DAG written (the file is empty)\n",
-                 path_.c_str());
-    return;
+    std::fprintf(stderr, "slaw: %s: the runtime ran nothing, no DAG written (the file is empty)\n",
+                 out_.setting().c_str());
+    return out_.close("the DAG");
   }
   clock_.calibrate_end();
   try {
@@ -300,13 +295,19 @@ void dag_recorder::write() noexcept {
     for (const dag::task_record& t : tasks) events += t.events.size();
     const auto recorded_ns = static_cast<std::uint64_t>(
         std::max<std::int64_t>(0, clock_.to_ns(run_end_) - clock_.to_ns(run_start_)));
-    dag::write_dag(path_, tasks, recorded_ns, workers_);
-    std::fprintf(stderr,
-                 "slaw: DAG of %zu tasks and %zu events recorded to %s (the recorder's own %.1f ns per event taken "
-                 "out of each strand)\n",
-                 tasks.size(), events, path_.c_str(), overhead_ns());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "slaw: SLAW_RECORD='%s': the DAG could not be written: %s\n", path_.c_str(), e.what());
+    dag::write_dag([this](const std::uint8_t* p, std::size_t n) { return out_.write(p, n); }, out_.path(), tasks,
+                   recorded_ns, workers_);
+    std::string failure = out_.close("the DAG");
+    if (failure.empty())
+      std::fprintf(stderr,
+                   "slaw: DAG of %zu tasks and %zu events recorded to %s (the recorder's own %.1f ns per event taken "
+                   "out of each strand)\n",
+                   tasks.size(), events, out_.path().c_str(), overhead_ns());
+    return failure;
+  } catch (const std::exception& e) {  // out of memory, or logs that make no DAG (a recorder bug)
+    out_.failed(EIO);
+    (void)out_.close("the DAG");
+    return out_.setting() + ": the DAG could not be written to '" + out_.path() + "': " + e.what();
   }
 }
 

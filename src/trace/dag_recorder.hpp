@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "dag/dag_format.hpp"
+#include "trace/output_file.hpp"
 #include "trace/trace_clock.hpp"
 
 namespace slaw::detail {
@@ -145,8 +146,9 @@ class alignas(64) dag_log {
 
 class dag_recorder {
  public:
-  // Opens (truncates) `path` now, so that a bad path fails when the runtime is built: throws
-  // config_error naming SLAW_RECORD and the path. Measures the recorder's own cost per event (calibrate).
+  // Opens `path` now (output_file.hpp's rules), so that a bad path fails when the runtime is built:
+  // throws config_error naming SLAW_RECORD and the path. Measures the recorder's own cost per event
+  // (calibrate).
   dag_recorder(const std::string& path, unsigned workers);
   ~dag_recorder();
   dag_recorder(const dag_recorder&) = delete;
@@ -161,9 +163,9 @@ class dag_recorder {
   // The recorded run ended: stop logging (later events of other runs are not kept).
   void end_run() noexcept;
 
-  // Call once, after the workers stopped: builds the DAG and writes the file; reports on stderr where
-  // it went, or why it could not be written (never throws: it runs in a destructor).
-  void write() noexcept;
+  // Call once, after the workers stopped: builds the DAG and writes the file; says on stderr where it
+  // went. Returns why it could not be written ("SLAW_RECORD='PATH': ..."), empty if it was.
+  std::string write();
 
   // The recorder's cost left inside each strand, in clock ticks and in ns (calibrate).
   std::uint64_t overhead_ticks() const noexcept { return overhead_ticks_; }
@@ -174,7 +176,7 @@ class dag_recorder {
   // back-to-back events, each reached through a call as the hooks reach it (the least of a few rounds,
   // so that an interruption during one round does not count).
   void calibrate() noexcept;
-  std::string path_;
+  output_file out_;
   unsigned workers_;
   trace_clock clock_;
   std::unique_ptr<dag_log[]> logs_;
