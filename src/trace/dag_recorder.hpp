@@ -209,6 +209,7 @@ inline void dag_log::note(dag::dag_op op, const void* frame, const void* next, s
     return;
   }
   *cur_++ = {rec_->next_seq(), t - since_, frame, arg, child_bytes, op, clause, internal};
+  __builtin_prefetch(cur_ + 8, 1);  // the lines a few events ahead are owned before they are written
   std::atomic_thread_fence(std::memory_order_seq_cst);
   since_ = read_clock();  // the next strand starts here, after the append
 }
