@@ -1,10 +1,12 @@
 // slaw::runtime: a pool of workers that runs slaw tasks. Several runtimes may coexist in a process,
 // each with its own workers; `run` may be called many times, from any thread that is not one of this
-// runtime's workers, also concurrently. Destruction waits for runs in progress and joins the workers.
+// runtime's workers, also concurrently. close() (or destruction) waits for runs in progress, joins the
+// workers and writes the runtime's output files.
 #pragma once
 
 #include <memory>
 #include <optional>
+#include <stdexcept>
 
 #include "slaw/config.hpp"
 #include "slaw/export.hpp"
@@ -17,10 +19,30 @@ namespace detail {
 class runtime_impl;
 }  // namespace detail
 
+// An output file (SLAW_STATS, SLAW_TRACE=timeline:PATH, SLAW_RECORD) could not be written when the
+// runtime ended: the message names each such setting, its path and the system's reason, one per line.
+class SLAW_EXPORT output_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class SLAW_EXPORT runtime {
  public:
   explicit runtime(config cfg = config::from_env());
+  // Without close(), ends the runtime as close() does. An output file that could not be written cannot
+  // be reported by throwing from here: the destructor says so on stderr (naming the path and the
+  // reason) and ends the process at once with exit status 1, after flushing stdout, stderr and the
+  // standard C++ streams (std::_Exit: no destructors of static objects nor atexit handlers run). A
+  // program that must go on, or clean up, after such a failure calls close() and handles output_error.
   ~runtime();
+
+  // Ends the runtime: waits for runs in progress, stops and joins the workers, then writes the output
+  // files (the counters, the timeline trace, the recorded DAG), each through the descriptor opened when
+  // the runtime was built. Throws output_error if any could not be written (the others are written
+  // all the same). Call it at most once, from a thread that is not one of the runtime's workers and
+  // with no run() in progress or started later (run() then throws std::logic_error); stats() still
+  // works. A second call does nothing.
+  void close();
   runtime(const runtime&) = delete;
   runtime& operator=(const runtime&) = delete;
 

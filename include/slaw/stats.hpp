@@ -53,11 +53,12 @@ SLAW_EXPORT worker_stats sum_stats(const std::vector<worker_stats>& ws);
 
 struct config;
 // Writes `s.to_json()` as configured: to stderr, or to the file (truncated by the first runtime of the
-// process that uses it, appended to by later ones: one JSON object per line).
+// process that uses it, appended to by later ones: one JSON object per line), which is opened by the
+// rules of the runtime's output files (docs/tracing.md, "Output files"). Throws config_error for a path
+// those rules refuse, output_error (slaw/runtime.hpp) naming the path and the reason if the write fails.
 SLAW_EXPORT void write_stats(const runtime_stats& s, const config& cfg);
-// Called when a runtime is built: with stats_output::file, opens the file (truncating it if this is
-// the process's first runtime to use it), so that a bad path fails now and not silently at exit.
-// Throws config_error naming the path and the reason.
+// Checks cfg's counters file as a runtime does when it is built (and truncates it if this is the
+// process's first runtime to use it): throws config_error naming the path and the reason.
 SLAW_EXPORT void open_stats_output(const config& cfg);
 
 }  // namespace slaw

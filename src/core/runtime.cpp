@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <latch>
 #include <stdexcept>
 #include <string>
@@ -51,7 +52,7 @@ runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
   if (cfg.display_places) std::fputs(places::display_text(deployment).c_str(), stderr);
   const auto n = static_cast<unsigned>(deployment.workers.size());
   cfg.workers = n;
-  open_stats_output(cfg);  // a bad SLAW_STATS path fails here, not silently at exit
+  if (cfg.stats == stats_output::file) stats_out = open_stats_file(cfg);  // a bad path fails here, not at exit
   // A bad path fails here too. Recording needs the workers' trace hooks: a timeline without a buffer.
   if (!cfg.timeline_path.empty() || !cfg.record_path.empty()) trace_timeline = std::make_unique<timeline>(cfg, n);
   if (!cfg.record_path.empty()) recorder = std::make_unique<dag_recorder>(cfg.record_path, n);
@@ -176,9 +177,46 @@ bool runtime_impl::work_visible_to(const worker& w) const noexcept {
 
 runtime::runtime(config cfg) : impl_(std::make_unique<detail::runtime_impl>(std::move(cfg))) {}
 
+namespace {
+// The runtime's end, from close() or the destructor: the workers stop, then every output is written
+// (one failure does not keep the others from being written). Returns the failures, one per line.
+std::string end_runtime(runtime& rt, detail::runtime_impl& impl) {
+  impl.shutdown();  // the counters and the recorders are final from here on
+  impl.closed = true;
+  const detail::sigpipe_blocked quiet;  // a FIFO whose reader left: EPIPE, reported, not a killed process
+  std::string failures;
+  auto attempt = [&](const char* what, auto&& write) {
+    std::string f;
+    try {
+      f = write();
+    } catch (const std::exception& e) {  // no memory to build the output
+      f = std::string(what) + " could not be written: " + e.what();
+    }
+    if (!f.empty()) failures += (failures.empty() ? "" : "\n") + f;
+  };
+  if (impl.cfg.stats != stats_output::off)
+    attempt("SLAW_STATS: the counters", [&] { return detail::write_stats(rt.stats(), impl.cfg, impl.stats_out); });
+  if (impl.trace_timeline) attempt("SLAW_TRACE: the timeline trace", [&] { return impl.trace_timeline->write(); });
+  if (impl.recorder) attempt("SLAW_RECORD: the DAG", [&] { return impl.recorder->write(); });
+  return failures;
+}
+
+bool on_own_worker(const detail::runtime_impl* impl) noexcept {
+  return detail::tls_worker && detail::tls_worker->rt() == impl;
+}
+}  // namespace
+
+void runtime::close() {
+  if (impl_->closed) return;
+  if (on_own_worker(impl_.get()))  // it would wait for its own run, and its own worker, to end: forever
+    throw std::logic_error("slaw::runtime::close called from one of this runtime's own workers");
+  const std::string failures = end_runtime(*this, *impl_);
+  if (!failures.empty()) throw output_error(failures);
+}
+
 runtime::~runtime() {
-  if (!impl_) return;
-  if (detail::tls_worker && detail::tls_worker->rt() == impl_.get()) {
+  if (!impl_ || impl_->closed) return;
+  if (on_own_worker(impl_.get())) {
     // It would wait for its own run, and its own worker, to end: forever. A destructor cannot report
     // this by throwing.
     std::fprintf(stderr,
@@ -187,10 +225,22 @@ runtime::~runtime() {
                  detail::tls_worker->index());
     std::abort();
   }
-  impl_->shutdown();  // the counters are final from here on
-  if (impl_->cfg.stats != stats_output::off) write_stats(stats(), impl_->cfg);
-  if (impl_->trace_timeline) impl_->trace_timeline->write();  // the workers stopped: their recorders are final
-  if (impl_->recorder) impl_->recorder->write();
+  const std::string failures = end_runtime(*this, *impl_);
+  if (failures.empty()) return;
+  // Not a status 0 for a program whose outputs are lost, and no exception out of a destructor.
+  for (std::size_t at = 0; at < failures.size();) {
+    const std::size_t end = std::min(failures.find('\n', at), failures.size());
+    std::fprintf(stderr, "slaw: %.*s\n", static_cast<int>(end - at), failures.c_str() + at);
+    at = end + 1;
+  }
+  std::fprintf(stderr,
+               "slaw: the runtime ended in its destructor, which cannot throw slaw::output_error (call "
+               "runtime::close() to handle it); exiting with status 1\n");
+  std::cout.flush();
+  std::cerr.flush();
+  std::clog.flush();
+  std::fflush(nullptr);
+  std::_Exit(EXIT_FAILURE);
 }
 
 unsigned runtime::workers() const noexcept { return static_cast<unsigned>(impl_->workers.size()); }
@@ -200,6 +250,10 @@ void runtime::run_root_erased(detail::promise_base* root) {
   if (detail::tls_worker && detail::tls_worker->rt() == impl_.get()) {
     root->self().destroy();
     throw std::logic_error("slaw::runtime::run called from one of this runtime's own workers; use co_await");
+  }
+  if (impl_->closed) {
+    root->self().destroy();
+    throw std::logic_error("slaw::runtime::run called after runtime::close(): its workers have stopped");
   }
   detail::external_waiter ew;
   detail::finish_node rf;

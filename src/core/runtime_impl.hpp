@@ -15,6 +15,7 @@
 #include "slaw/config.hpp"
 #include "slaw/detail/worker.hpp"
 #include "trace/dag_recorder.hpp"
+#include "trace/output_file.hpp"
 #include "trace/timeline.hpp"
 
 namespace slaw::detail {
@@ -39,6 +40,8 @@ class runtime_impl {
 
   config cfg;
   places::deployment deployment;  // the place tree, each worker's place and binding (docs/places.md)
+  output_file stats_out;                     // SLAW_STATS=PATH, opened when the runtime is built
+  bool closed = false;                        // runtime::close (or the destructor) ended it
   std::unique_ptr<timeline> trace_timeline;  // also made (without a buffer or file) when SLAW_RECORD is set
   std::unique_ptr<dag_recorder> recorder;    // SLAW_RECORD=PATH, else null; the workers point into it
   std::unique_ptr<scheduler> sched;  // declared before the workers, which point to it

@@ -108,22 +108,36 @@ std::vector<std::uint8_t> encode_dag(const std::vector<task_record>& tasks, std:
   return out;
 }
 
+bool write_dag(const std::function<bool(const std::uint8_t*, std::size_t)>& sink, const std::string& name,
+               const std::vector<task_record>& tasks, std::uint64_t recorded_ns, std::uint32_t workers) {
+  validate(tasks, "write_dag '" + name + "'");
+  bool ok = true;
+  produce(tasks, recorded_ns, workers, [&](const std::uint8_t* p, std::size_t n) {
+    if (ok && n) ok = sink(p, n);
+  });
+  return ok;
+}
+
 void write_dag(const std::string& path, const std::vector<task_record>& tasks, std::uint64_t recorded_ns,
                std::uint32_t workers) {
   validate(tasks, "write_dag '" + path + "'");
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  auto fail = [&](int err) {
-    if (f) std::fclose(f);
-    std::remove(path.c_str());
+  if (!f) {
+    const int err = errno;
     throw std::runtime_error("write_dag: cannot write '" + path + "': " + std::strerror(err));
-  };
-  if (!f) fail(errno);
+  }
+  int err = 0;
   produce(tasks, recorded_ns, workers, [&](const std::uint8_t* p, std::size_t n) {
-    if (n && std::fwrite(p, 1, n, f) != n) fail(errno);
+    if (!err && n && std::fwrite(p, 1, n, f) != n) err = errno ? errno : EIO;
   });
-  const int rc = std::fclose(f);
-  f = nullptr;
-  if (rc != 0) fail(errno);
+  if (err) {
+    std::fclose(f);
+    throw std::runtime_error("write_dag: cannot write '" + path + "': " + std::strerror(err));
+  }
+  if (std::fclose(f) != 0) {
+    const int close_err = errno;
+    throw std::runtime_error("write_dag: cannot write '" + path + "': " + std::strerror(close_err));
+  }
 }
 
 }  // namespace slaw::dag

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,14 @@ struct task_record {
 // Writes `tasks` (index = task id, 0 = the root) to `path`. Throws std::invalid_argument naming the task
 // and event if the DAG breaks the format's rules (dag_rules.hpp: the reader's own checks), before
 // anything is written; std::runtime_error naming the path and strerror(errno) if the file cannot be
-// written (a partly written file is removed).
+// written (a partly written file is left as it is: the reader refuses it, its size or checksum is off).
 void write_dag(const std::string& path, const std::vector<task_record>& tasks, std::uint64_t recorded_ns,
                std::uint32_t workers);
+// The same bytes given to `sink(bytes, n)` in order, which returns false when it cannot take them (it
+// knows why): nothing more is given to it then, and this returns false. `name` stands for the file in
+// the invalid_argument's message.
+bool write_dag(const std::function<bool(const std::uint8_t*, std::size_t)>& sink, const std::string& name,
+               const std::vector<task_record>& tasks, std::uint64_t recorded_ns, std::uint32_t workers);
 
 // The file's bytes, as write_dag writes them (tests mutate them; same checks and exceptions).
 std::vector<std::uint8_t> encode_dag(const std::vector<task_record>& tasks, std::uint64_t recorded_ns,

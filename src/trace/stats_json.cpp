@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "slaw/config.hpp"
+#include "slaw/runtime.hpp"
 #include "slaw/stats.hpp"
+#include "trace/output_file.hpp"
 
 namespace slaw {
 
@@ -72,43 +74,48 @@ std::string runtime_stats::to_json() const {
   return o.str();
 }
 
+namespace detail {
+
 namespace {
 std::mutex stats_files_mutex;
 std::set<std::string> stats_files_opened;  // paths truncated by this process already
+}  // namespace
 
-std::FILE* open_stats_file(const std::string& path) {
-  bool first = stats_files_opened.count(path) == 0;
-  std::FILE* f = std::fopen(path.c_str(), first ? "w" : "a");
-  if (f && first) stats_files_opened.insert(path);
+// The first runtime of the process to name a file truncates it; every runtime appends its line, so
+// that runtimes that end in any order each leave theirs.
+output_file open_stats_file(const config& cfg) {
+  std::lock_guard<std::mutex> g(stats_files_mutex);
+  const bool first = stats_files_opened.count(cfg.stats_path) == 0;
+  output_file f = output_file::open("SLAW_STATS='" + cfg.stats_path + "'", cfg.stats_path, first, true);
+  stats_files_opened.insert(cfg.stats_path);
   return f;
 }
-}  // namespace
+
+std::string write_stats(const runtime_stats& s, const config& cfg, output_file& file) {
+  const std::string json = s.to_json() + "\n";
+  if (cfg.stats == stats_output::stderr_stream) {
+    if (std::fputs(json.c_str(), stderr) < 0 || std::fflush(stderr) != 0)
+      return std::string("SLAW_STATS=1: the counters could not be written to stderr: ") + std::strerror(errno);
+    return {};
+  }
+  (void)file.write(json.data(), json.size());
+  return file.close("the counters");
+}
+
+}  // namespace detail
 
 void open_stats_output(const config& cfg) {
   if (cfg.stats != stats_output::file) return;
-  std::lock_guard<std::mutex> g(stats_files_mutex);
-  std::FILE* f = open_stats_file(cfg.stats_path);
-  if (!f) {
-    int err = errno;
-    throw config_error("SLAW_STATS='" + cfg.stats_path + "': cannot open the counters file for writing (" +
-                       std::strerror(err) + ")");
-  }
-  std::fclose(f);
+  (void)detail::open_stats_file(cfg);
 }
 
 void write_stats(const runtime_stats& s, const config& cfg) {
-  std::string json = s.to_json();
-  if (cfg.stats == stats_output::stderr_stream) {
-    std::fprintf(stderr, "%s\n", json.c_str());
-    return;
-  }
-  std::lock_guard<std::mutex> g(stats_files_mutex);
-  if (std::FILE* f = open_stats_file(cfg.stats_path)) {
-    std::fprintf(f, "%s\n", json.c_str());
-    std::fclose(f);
-  } else {
-    std::fprintf(stderr, "slaw: SLAW_STATS: cannot write '%s': %s\n", cfg.stats_path.c_str(), std::strerror(errno));
-  }
+  if (cfg.stats == stats_output::off) return;
+  detail::output_file file;
+  if (cfg.stats == stats_output::file) file = detail::open_stats_file(cfg);
+  const detail::sigpipe_blocked quiet;
+  const std::string failure = detail::write_stats(s, cfg, file);
+  if (!failure.empty()) throw output_error(failure);
 }
 
 }  // namespace slaw

@@ -1,5 +1,7 @@
 #include "trace/timeline.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -15,12 +17,18 @@ namespace {
 
 // A process may build several runtimes with the same SLAW_TRACE: the first writes PATH, the n-th
 // PATH with "-n" before its extension (fib.json, fib-2.json, ...), so that none overwrites another.
+// A path that is not a file of its own (/dev/stderr, a FIFO, /dev/null) is a stream: each runtime
+// writes to it again.
 std::string claim_path(const std::string& path) {
   static std::mutex m;
   static std::map<std::string, unsigned> uses;
   std::lock_guard<std::mutex> g(m);
   const unsigned n = ++uses[path];
   if (n == 1) return path;
+  struct stat st {};
+  if (path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0 ||
+      (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)))
+    return path;
   const std::size_t slash = path.rfind('/');
   std::size_t dot = path.rfind('.');
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == slash + 1) dot = path.size();
@@ -54,39 +62,30 @@ timeline::timeline(const config& cfg, unsigned workers)
     throw config_error("SLAW_TRACE_EVENTS=" + std::to_string(per_worker_) + ": cannot allocate the timeline buffers (" +
                        std::to_string(per_worker_) + " events of " + std::to_string(sizeof(tl_event)) + " bytes for each of " +
                        std::to_string(workers) + " workers); expected fewer events per worker");
-  file_ = std::fopen(path_.c_str(), "w");
-  if (!file_) {
-    const int err = errno;
-    throw config_error("SLAW_TRACE='timeline:" + cfg.timeline_path + "': cannot open '" + path_ +
-                       "' for writing (" + std::strerror(err) + ")");
-  }
+  out_ = output_file::open("SLAW_TRACE='timeline:" + cfg.timeline_path + "'", path_, true, false);
   for (unsigned i = 0; i < workers; ++i) recorders_[i].attach(events_.get() + i * per_worker_, per_worker_, &clock_, i);
 }
 
-timeline::~timeline() {
-  if (file_) std::fclose(file_);
-}
+timeline::~timeline() = default;
 
-void timeline::write() noexcept {
-  if (!file_) return;
+std::string timeline::write() {
+  if (!out_.is_open()) return {};
   clock_.calibrate_end();
   const auto start = std::chrono::steady_clock::now();
   timeline_json_result r;
-  bool no_memory = false;
-  try {
-    r = write_timeline_json(file_, recorders_, clock_, {process_name(), scheduler_.c_str(), policy_.c_str(), per_worker_});
-  } catch (const std::bad_alloc&) {
-    no_memory = true;
+  std::string failure;
+  if (std::FILE* f = out_.stream()) {
+    try {
+      r = write_timeline_json(f, recorders_, clock_, {process_name(), scheduler_.c_str(), policy_.c_str(), per_worker_});
+      if (r.io_error) out_.failed(errno);
+    } catch (const std::bad_alloc&) {
+      (void)out_.close("the timeline trace");
+      return out_.setting() + ": the timeline trace could not be written to '" + path_ +
+             "': out of memory for the steal index";
+    }
   }
-  const int write_errno = errno;
-  const bool close_failed = std::fclose(file_) != 0;
-  const int close_errno = errno;
-  file_ = nullptr;
-  if (no_memory || r.io_error || close_failed) {
-    std::fprintf(stderr, "slaw: the timeline trace '%s' could not be written: %s; the file is incomplete\n", path_.c_str(),
-                 no_memory ? "out of memory for the steal index" : std::strerror(r.io_error ? write_errno : close_errno));
-    return;
-  }
+  failure = out_.close("the timeline trace");
+  if (!failure.empty()) return failure;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::uint64_t dropped = 0;
   for (const timeline_recorder& w : recorders_) dropped += w.dropped();
@@ -103,6 +102,7 @@ void timeline::write() noexcept {
                  "was full (%s); raise SLAW_TRACE_EVENTS (config::timeline_events) to keep them\n",
                  static_cast<unsigned long long>(dropped), per_worker_, which.c_str());
   }
+  return {};
 }
 
 }  // namespace slaw::detail

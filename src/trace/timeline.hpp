@@ -1,7 +1,7 @@
 // A runtime's timeline trace (SLAW_TRACE=timeline:PATH, docs/tracing.md): the workers' recorders and
-// their buffers, the clock, and the output file. The file is opened (truncated) and the buffers are
-// allocated when the runtime is built, so that a bad path or a buffer too large fails then with a
-// config_error; the trace is written when the runtime ends, after its workers stopped.
+// their buffers, the clock, and the output file. The file is opened (output_file.hpp's rules) and the
+// buffers are allocated when the runtime is built, so that a bad path or a buffer too large fails then
+// with a config_error; the trace is written when the runtime ends, after its workers stopped.
 #pragma once
 
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "slaw/config.hpp"
+#include "trace/output_file.hpp"
 #include "trace/timeline_recorder.hpp"
 #include "trace/trace_clock.hpp"
 
@@ -26,13 +27,14 @@ class timeline {
 
   timeline_recorder& recorder(unsigned worker) noexcept { return recorders_[worker]; }
 
-  // Call once, after the workers stopped. Writes the JSON and says on stderr where it went, how many
-  // events were dropped, or why it could not be written (never throws: it runs in a destructor).
-  void write() noexcept;
+  // Call once, after the workers stopped. Writes the JSON and says on stderr where it went and how
+  // many events were dropped. Returns why it could not be written ("SLAW_TRACE='timeline:PATH': ..."),
+  // empty if it was (or if this timeline only carries SLAW_RECORD's hooks).
+  std::string write();
 
  private:
   std::string path_;  // the file written: cfg.timeline_path, or a numbered variant of it (timeline.cpp)
-  std::FILE* file_ = nullptr;
+  output_file out_;
   std::string scheduler_, policy_;
   trace_clock clock_;
   std::size_t per_worker_;

@@ -56,13 +56,24 @@ class alignas(64) timeline_recorder {
   void attach(tl_event* buffer, std::size_t capacity, const trace_clock* clock, unsigned index) noexcept {
     begin_ = next_ = buffer;
     end_ = buffer + capacity;
+    if (capacity == 0) until_sample_ = ~0u;  // nothing to keep a sample in: never due
     clock_ = clock;
     flow_base_ = (std::uint64_t{index} + 1) << 40;
   }
 
   std::uint64_t now() const noexcept { return clock_->now(); }
   // The next event's slot, stamped now; null once the buffer is full (the event is counted as dropped).
-  tl_event* append(tl_event::type_t type) noexcept { return append_at(type, now()); }
+  // The clock is read only for an event that is kept: a recorder without a buffer (the hooks of a
+  // SLAW_RECORD run without a timeline) must cost its worker's strands next to nothing.
+  tl_event* append(tl_event::type_t type) noexcept {
+    if (end_ - next_ > 1) [[likely]] {
+      tl_event* e = next_++;
+      e->t = now();
+      e->type = type;
+      return e;
+    }
+    return end_ == begin_ ? dropped_nothing_kept() : full(now());
+  }
   tl_event* append_at(tl_event::type_t type, std::uint64_t t) noexcept {
     if (end_ - next_ > 1) [[likely]] {
       tl_event* e = next_++;
@@ -75,11 +86,12 @@ class alignas(64) timeline_recorder {
   // A fresh flow id for a steal by this worker: unique within the runtime (worker index + 1 in the
   // bits above 40), and exact as a JSON number (below 2^53 for up to 4096 workers).
   std::uint64_t next_flow() noexcept { return flow_base_ | ++steals_; }
-  // Counts a segment switch; true when a counter sample is due.
+  // Counts a segment switch; true when a counter sample is due (never without a buffer).
   bool sample_due() noexcept {
     if (--until_sample_ != 0) return false;
-    until_sample_ = sample_every;
-    return true;
+    const bool kept = end_ != begin_;
+    until_sample_ = kept ? sample_every : ~0u;
+    return kept;
   }
 
   const tl_event* begin() const noexcept { return begin_; }
@@ -94,6 +106,10 @@ class alignas(64) timeline_recorder {
   const char* current_name = nullptr;
 
  private:
+  tl_event* dropped_nothing_kept() noexcept {
+    ++dropped_;
+    return nullptr;
+  }
   tl_event* full(std::uint64_t t) noexcept {
     if (dropped_ == 0 && next_ != end_) {  // the marker goes in the slot kept for it
       next_->t = t;
