@@ -104,7 +104,7 @@ package-check: deps
 	@CXX_GCC=$(CXX_GCC) CXX_CLANG=$(CXX_CLANG) JOBS=$(JOBS) tests/package/check.sh
 
 # The Debian package build-package/slaw_<version>_<arch>.deb (prefix /usr): the static library, its
-# headers, CMake and pkg-config files, slaw-bench and slaw-trace. docs/install.md.
+# headers, CMake and pkg-config files, slaw-bench and slaw-trace. docs/guide/install.md.
 package: deps
 	@cmake -S . -B build-package -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(CXX_GCC) \
 	  -DCMAKE_INSTALL_PREFIX=/usr -DSLAW_BUILD_TESTS=OFF -DSLAW_BUILD_EXAMPLES=OFF -DSLAW_BUILD_BENCH=ON

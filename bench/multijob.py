@@ -51,7 +51,7 @@ Metrics, per run of a (mode, load, repetition), times from the driver's monotoni
                     over jobs of allotment_mean, desire_mean and utilization_mean weighted by each job's
                     quanta (a time-average over the quanta the jobs were registered); u is the paper's
                     utilization, useful (working) time over allotted time, as each job estimates it
-                    from its steal counters every quantum (docs/multijob.md)
+                    from its steal counters every quantum (docs/design/multijob.md)
 The table shows the median over the repetitions (--reps, default 1) of each metric, then the paper's
 Table II analogue: deq-adeque's improvement over each other mode, averaged over the loads
 ((base - adeque) / base for the times, (adeque - base) / base for u and for the CPU utilization; u, the

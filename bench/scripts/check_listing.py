@@ -34,7 +34,7 @@ import tempfile
 KNOWN_OPTIONS = {"--list", "--bench", "--size", "--arg", "--variant", "--workers", "--reps", "--json", "--quiet",
                  "--progress", "--help"}
 # A valid setting of each SLAW_ variable (with what it needs to be used), for list_env.
-# A one-worker SLAW deployment file (docs/places.md) for SLAW_DEPLOYMENT's sample.
+# A one-worker SLAW deployment file (docs/guide/places.md) for SLAW_DEPLOYMENT's sample.
 _TMP = tempfile.mkdtemp(prefix="check_listing.")
 atexit.register(shutil.rmtree, _TMP, True)
 DEPLOYMENT_FILE = os.path.join(_TMP, "one_worker.deploy")

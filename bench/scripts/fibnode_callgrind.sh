@@ -4,7 +4,7 @@
 # nodes fib(22) has more than fib(20); start-up and shutdown cancel out. One row per build directory
 # (examples/fib), one column per policy. Extra rows for other runtimes: NAME=COMMAND, where COMMAND
 # runs fib N on one worker with the placeholder N, e.g. libfork='/tmp/lf/fib_lf N 1'
-# (docs/performance.md).
+# (docs/design/fast_path.md).
 #   bench/scripts/fibnode_callgrind.sh build-gcc build-clang [NAME=COMMAND...]
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: fibnode_callgrind.sh BUILD_DIR... [NAME='COMMAND with N']" >&2; exit 2; }

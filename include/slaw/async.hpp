@@ -11,9 +11,9 @@
 // * schedule (SLAW, Guo et al., IPDPS 2010, §II-B): `dyn` (default) lets ADP(S,F,INT) choose; `wf` runs
 //   the child now and leaves the caller's continuation stealable, except when this worker's work-first
 //   depth has reached S (the hard stack bound wins); `hf` queues the child and continues the caller.
-// * name: `slaw::named("kernel")`, the task's name in timeline traces (docs/tracing.md); the string
+// * name: `slaw::named("kernel")`, the task's name in timeline traces (docs/guide/tracing.md); the string
 //   must outlive the runtime (a literal). It costs nothing when no trace is recorded.
-// * place: `slaw::at(p)` (include/slaw/place.hpp, docs/places.md), the place the child runs in; the
+// * place: `slaw::at(p)` (include/slaw/place.hpp, docs/guide/places.md), the place the child runs in; the
 //   default is the parent's. A child for another place than its parent's is queued, never run
 //   work-first: in this worker's fresh deque if p is this worker's own leaf place, otherwise in p's
 //   mailbox, where only workers inside p take it. A clause naming the parent's place changes nothing.

@@ -9,7 +9,7 @@
 
 namespace slaw {
 
-// Each counter is defined in one sentence in docs/counters.md; the list is include/slaw/counters.def.
+// Each counter is defined in one sentence in docs/guide/counters.md; the list is include/slaw/counters.def.
 struct worker_stats {
 #define SLAW_COUNTER(type, name, total, source) type name = 0;
 #include "slaw/counters.def"
@@ -38,13 +38,13 @@ struct SLAW_EXPORT runtime_stats {
   // With more than one place: per place, its mailbox's posts, takes and overflows; per worker, its steals
   // by tree distance to the victim; the remote setting and idle order (a JSON object; empty when flat).
   std::string place_counters_json;
-  // The job's side of the machine-wide arbiter (docs/multijob.md): policy, quanta, desire and allotment
+  // The job's side of the machine-wide arbiter (docs/design/multijob.md): policy, quanta, desire and allotment
   // summaries, the allotment's changes (a JSON object; empty with SLAW_ARBITER=off).
   std::string arbiter_json;
   // DFDeques only.
   std::uint64_t quota = 0;  // K; 0 = infinite
   std::uint64_t dfd_steals = 0, dfd_failed_attempts = 0, dfd_giveups = 0, dfd_deletions = 0, dfd_max_deques = 0;
-  std::uint64_t dfd_batched = 0;  // entries moved onto thieves' deques by batch steals (docs/space.md)
+  std::uint64_t dfd_batched = 0;  // entries moved onto thieves' deques by batch steals (docs/design/space.md)
   std::uint64_t dfd_splits = 0;   // batch steals capped at max_batch, which left a new ownerless deque
   std::string to_json() const;
 };
@@ -54,7 +54,7 @@ SLAW_EXPORT worker_stats sum_stats(const std::vector<worker_stats>& ws);
 struct config;
 // Writes `s.to_json()` as configured: to stderr, or to the file (truncated by the first runtime of the
 // process that uses it, appended to by later ones: one JSON object per line), which is opened by the
-// rules of the runtime's output files (docs/tracing.md, "Output files"). Throws config_error for a path
+// rules of the runtime's output files (docs/guide/tracing.md, "Output files"). Throws config_error for a path
 // those rules refuse, output_error (slaw/runtime.hpp) naming the path and the reason if the write fails.
 SLAW_EXPORT void write_stats(const runtime_stats& s, const config& cfg);
 // Checks cfg's counters file as a runtime does when it is built (and truncates it if this is the

@@ -158,7 +158,7 @@ template <class T>
 }
 
 // Starts `callee`, set up as a sequential call or a finish body of `caller`: transfers to it, unless the
-// scheduler stopped this chain (a memory quota is spent, docs/space.md), which hands the call over.
+// scheduler stopped this chain (a memory quota is spent, docs/design/space.md), which hands the call over.
 [[gnu::always_inline]] inline std::coroutine_handle<> start_call([[maybe_unused]] detail::promise_base* caller,
                                           detail::promise_base& callee) noexcept {
   SLAW_SERIAL_ORDER_NOTE_CHILD(caller, &callee);

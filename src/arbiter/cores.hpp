@@ -1,6 +1,6 @@
 // How many cores the arbiter manages when SLAW_CORES is unset: the CPUs in the process's affinity mask,
 // capped by the cgroup v2 CPU quota (cpu.max) of the process's cgroup and of every ancestor, so that a
-// container limited to 2 CPUs on a 64-core host manages 2 (docs/arbiter.md § Cores managed).
+// container limited to 2 CPUs on a 64-core host manages 2 (docs/design/arbiter.md § Cores managed).
 //
 // A quota of Q µs per period of T µs allows Q/T CPUs; the cap is ⌈Q/T⌉ (at least 1): a 1.5-CPU limit
 // manages 2 cores, as the CPU time allows more than one core's worth of threads to make progress. A

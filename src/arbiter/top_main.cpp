@@ -1,4 +1,4 @@
-// slaw-top: the jobs sharing the machine's cores through the arbiter, refreshed (docs/arbiter.md § slaw-top).
+// slaw-top: the jobs sharing the machine's cores through the arbiter, refreshed (docs/design/arbiter.md § slaw-top).
 // It maps the segment read-only and copies it through the seqlocks: it never creates the segment, never
 // takes its locks, never writes it, so it cannot slow a job down or disturb the table. It refuses what
 // the jobs refuse (another user's object, one other users may write, a FIFO, a bad header), opens the

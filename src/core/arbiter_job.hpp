@@ -1,4 +1,4 @@
-// The job side of the machine-wide arbiter (issue 13; docs/multijob.md § The job side). A runtime is one
+// The job side of the machine-wide arbiter (issue 13; docs/design/multijob.md § The job side). A runtime is one
 // job: it registers in the user's segment (src/arbiter/client.hpp) and a thread of its own ends each
 // quantum: it sums the workers' steal-path counters into a policy::quantum_sample, computes the desire
 // with policy::next_desire (A-Deque or A-Steal, the functions the simulator runs), reports it, ticks the
@@ -52,7 +52,7 @@ inline constexpr double steal_attempt_ns = 1000.0;
 // quantum only every idle_stride_quanta(L) quanta, L being the segment's heartbeat limit (a job without
 // a heartbeat for L quanta is dropped): a quarter of it keeps the heartbeat four times inside the limit,
 // while another job runs a boundary every quantum. The idle thread's CPU cost falls by the same factor
-// (docs/multijob.md § What the quantum costs). What waits for the next idle tick: registering a pending
+// (docs/design/multijob.md § What the quantum costs). What waits for the next idle tick: registering a pending
 // job and noticing a removed segment, neither of which matters before a run (whose first report ticks).
 inline std::uint64_t idle_stride_quanta(std::uint64_t stale_quanta) noexcept {
   return stale_quanta / 4 > 1 ? stale_quanta / 4 : 1;

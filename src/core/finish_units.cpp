@@ -1,4 +1,4 @@
-// The worker's side of the finish protocol (docs/finish.md): ending counted units, detaching a
+// The worker's side of the finish protocol (docs/design/finish.md): ending counted units, detaching a
 // work-first child before a chain stops (W1), suspending at end_finish, and waiting in place.
 #include <algorithm>
 #include <chrono>
@@ -135,7 +135,7 @@ std::coroutine_handle<> worker::next_own_strand() noexcept {
 // With places, a waiting thread may be the only one of its place: its older continuations, which it
 // may not resume on top of the wait, go to their places' mailboxes, where another worker of the place,
 // or this one after the wait, resumes them, as a thief would. Left in the deque they could bury, under
-// an entry this thread may not run, one it must run for the wait to end (docs/finish.md).
+// an entry this thread may not run, one it must run for the wait to end (docs/design/finish.md).
 //
 // All entries are detached before any is posted: a posted frame may run and end at once elsewhere, and
 // an older untagged entry of its chain (its parent's continuation, naming it as the child) must have
@@ -187,7 +187,7 @@ std::coroutine_handle<> worker::end_recorded(finish_node* f, promise_base* waite
   return suspend_at_end(f, waiter);
 }
 
-// Waiting in place (docs/finish.md). The frame below us on this thread's stack waits for `f`; running
+// Waiting in place (docs/design/finish.md). The frame below us on this thread's stack waits for `f`; running
 // a task outside `f` here could make that task wait for this frame (it lies below it on the same
 // stack): a deadlock. Tasks inside `f` only wait for finishes nested in `f`, which never need a frame
 // below the wait. So it runs only tasks inside `f`: own bottom entries inside f; set-aside tasks

@@ -1,4 +1,4 @@
-// Quota give-ups at a scheduling point (docs/space.md): the stopped chain and its deque are handed to
+// Quota give-ups at a scheduling point (docs/design/space.md): the stopped chain and its deque are handed to
 // the scheduler, which asked for them through the allocator's preempt flag.
 #include "core/scheduler.hpp"
 #include "slaw/detail/worker.hpp"
@@ -9,7 +9,7 @@ namespace slaw::detail {
 // The running chain stops at a scheduling point: its innermost work-first child is detached (W1, as
 // for a suspension), `below` and `top` are pushed, and the whole deque is handed to the scheduler,
 // which keeps it ownerless and pops it only at its bottom: every frame of the stopped chain resumes
-// after the entries below it were stolen, and so counted (D1, docs/space.md).
+// after the entries below it were stolen, and so counted (D1, docs/design/space.md).
 std::coroutine_handle<> worker::give_up(split_deque::entry below, split_deque::entry top, bool for_allotment) noexcept {
   sync_mirrors();
   detach_bottom();
@@ -62,7 +62,7 @@ std::coroutine_handle<> worker::give_up_here(promise_base* self) noexcept {
 
 namespace slaw::detail {
 
-// The job's allotment shrank below this worker's rank (docs/multijob.md § The job side): the child is
+// The job's allotment shrank below this worker's rank (docs/design/multijob.md § The job side): the child is
 // queued help-first (counted in its finish, on the fresh deque), the parent's continuation goes on the
 // preempted deque tagged (its work-first children are all counted: W1), and the chain stops. The
 // scheduler loop then parks the worker with both deques exposed.

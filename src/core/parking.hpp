@@ -26,7 +26,7 @@ void futex_wake(std::atomic<std::uint32_t>* addr, int n) noexcept;
 
 // Invariant (no lost wake-up): a worker that sleeps without a timeout either saw, in its re-check, every
 // place work could be made visible, or some waker's event increment came after its `event` read, so
-// its futex_wait returns at once. Liveness does not depend on waking (docs/parking.md): it only
+// its futex_wait returns at once. Liveness does not depend on waking (docs/design/parking.md): it only
 // decides how fast parallelism spreads.
 struct parking_lot {
   alignas(64) std::atomic<std::uint32_t> event{0};

@@ -39,7 +39,7 @@ class runtime_impl {
   bool work_visible_to(const worker& w) const noexcept;
 
   config cfg;
-  places::deployment deployment;  // the place tree, each worker's place and binding (docs/places.md)
+  places::deployment deployment;  // the place tree, each worker's place and binding (docs/guide/places.md)
   output_file stats_out;                     // SLAW_STATS=PATH, opened when the runtime is built
   bool closed = false;                        // runtime::close (or the destructor) ended it
   std::unique_ptr<timeline> trace_timeline;  // also made (without a buffer or file) when SLAW_RECORD is set
@@ -49,7 +49,7 @@ class runtime_impl {
   parking_lot park;
   std::atomic<bool> stopping{false};
   std::atomic<int> active_runs{0};
-  // The job's allotment (docs/multijob.md): workers of rank < `allowed` run, the others park on
+  // The job's allotment (docs/design/multijob.md): workers of rank < `allowed` run, the others park on
   // `allot_event` (worker::park_for_allotment states the protocol). All workers without an arbiter.
   std::atomic<std::uint32_t> allowed{~0u};
   std::atomic<std::uint32_t> allot_event{0};

@@ -35,9 +35,9 @@ class scheduler {
   virtual void attach(worker&) {}
 
   // Routine 1, step 2: one steal attempt by `thief`, whose own deques are empty. Returns a task ready
-  // to resume, already counted in its finish (a detached work-first child counted, docs/finish.md),
+  // to resume, already counted in its finish (a detached work-first child counted, docs/design/finish.md),
   // or null on a failed attempt. With `inside`, the thief waits in place for that finish and may run
-  // only tasks inside it (docs/finish.md, "Waiting in place"): the variant hands any other task it
+  // only tasks inside it (docs/design/finish.md, "Waiting in place"): the variant hands any other task it
   // takes to other workers and returns null.
   virtual promise_base* steal(worker& thief, const finish_node* inside) noexcept = 0;
   // A run's root task is about to start on `w`.
@@ -45,21 +45,21 @@ class scheduler {
   // The quota is spent (the allocator's preempt flag): `w` pushed its stopped chain on its preempted
   // deque, and the variant takes the deque over. Only variants that set the flag get this call.
   virtual void give_up(worker& w) noexcept;
-  // Whether a worker that the job's allotment no longer covers (docs/multijob.md) stops its chain by a
+  // Whether a worker that the job's allotment no longer covers (docs/design/multijob.md) stops its chain by a
   // give-up (give_up above: the variant takes its deque over) rather than by the core's yield, which
   // keeps the deque with the worker, parks it, and lets others mug it. DFDeques: its deques live in R.
   virtual bool yields_by_give_up() const noexcept { return false; }
-  // `w` waits in place for `f` (docs/finish.md); the returned anchor goes back to end_wait.
+  // `w` waits in place for `f` (docs/design/finish.md); the returned anchor goes back to end_wait.
   virtual void* begin_wait(worker&, const finish_node* /*f*/) noexcept { return nullptr; }
   virtual void end_wait(worker&, void* /*anchor*/) noexcept {}
 
   // A task (new, counted in its finish: `started` false) or a frame that already ran (a waiting frame, a
   // continuation: `started` true) whose place does not contain the worker `from` that has it: put it
-  // where the workers of its place find it (docs/places.md). Only variants with places get this call (a
+  // where the workers of its place find it (docs/guide/places.md). Only variants with places get this call (a
   // flat deployment has one place, which contains every worker).
   virtual void post(worker& from, promise_base* p, bool started) noexcept;
 
-  // Parking re-check (docs/parking.md): whether the variant holds work outside the workers' deques.
+  // Parking re-check (docs/design/parking.md): whether the variant holds work outside the workers' deques.
   // seq_cst reads, so that the eventcount's argument covers it.
   virtual bool holds_work() const noexcept = 0;
   // The whole re-check for a worker about to sleep: work `w` could take, in the variant's own

@@ -178,7 +178,7 @@ promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
   split_deque::entry p = pre_.pop();
   split_deque::entry f = fresh_.pop();
   // With places, everything in this worker's deques while it waits in place was made on top of the
-  // wait (its older entries were handed off when the wait began), and may run here (docs/finish.md).
+  // wait (its older entries were handed off when the wait began), and may run here (docs/design/finish.md).
   if (waiting_for && !wait_runs_unstarted_) {  // popped entries are ours: their frames can be read
     if (p != split_deque::none && !as_promise(p)->cur->is_inside(waiting_for)) {
       push_back(p);
@@ -235,7 +235,7 @@ void worker::sample_victim(int victim, std::uint32_t taken) noexcept {
   qc_.sampled_length.bump(rt_->workers[static_cast<std::size_t>(victim)]->stealable() + taken);
 }
 
-// ---- the job's allotment (docs/multijob.md § The job side) ----
+// ---- the job's allotment (docs/design/multijob.md § The job side) ----
 
 bool worker::surplus() const noexcept { return rank_ >= rt_->allowed.load(std::memory_order_relaxed); }
 
@@ -277,7 +277,7 @@ void worker::park_for_allotment() noexcept {
   idle_.store(false, std::memory_order_relaxed);
 }
 
-// Mugging (A-Deque §II; docs/multijob.md § Mugging): with SLAW's two deques, the mugger takes every
+// Mugging (A-Deque §II; docs/design/multijob.md § Mugging): with SLAW's two deques, the mugger takes every
 // entry of the parked worker's preempted deque, oldest first, through the locked continuation steal
 // (each comes back detached and tagged, so it goes on the mugger's own preempted deque in the same
 // order, W1 holding), then every queued task of its fresh deque, oldest first, onto its own fresh

@@ -13,7 +13,7 @@
 // `a:n:s` is a, a+s, ..., a+(n-1)s, for CPU numbers inside a place and for whole places (each CPU of the
 // place shifted). Words are case-insensitive and blanks around tokens are ignored, as OpenMP says of
 // its environment variables. Deviations from OpenMP, where it leaves the behaviour to the
-// implementation (docs/places.md): an exclusion `!` applies to the whole place or list whatever its
+// implementation (docs/guide/places.md): an exclusion `!` applies to the whole place or list whatever its
 // position, and excluding a CPU or a place that is not there is an error; an empty place or list is an
 // error; CPU numbers above `max_cpu` are errors.
 //

@@ -1,4 +1,4 @@
-// Ready tasks that a worker waiting in place took but may not run (docs/finish.md, "Waiting in
+// Ready tasks that a worker waiting in place took but may not run (docs/design/finish.md, "Waiting in
 // place"): a scope left without end_finish makes its thread wait for the scope's tasks, and that thread
 // may only run tasks inside the scope. What it steals otherwise is put here, already counted in its
 // finish and ready to resume. Free workers run these first-in first-out before they steal; a waiting
@@ -9,9 +9,9 @@
 //
 // Rare by construction (only waits in place steal into it), so one mutex is enough. `size_` lets the
 // hot idle loop and the parking re-check look without the lock; it is seq_cst so that the parking
-// protocol's re-check (docs/parking.md) sees a task put here before the putter's wake-up call.
+// protocol's re-check (docs/design/parking.md) sees a task put here before the putter's wake-up call.
 // Out of memory in put() ends the process (it runs inside a noexcept steal), as a deque that cannot
-// grow does (docs/deques.md).
+// grow does (docs/design/deques.md).
 #pragma once
 
 #include <atomic>

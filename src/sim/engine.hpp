@@ -10,7 +10,7 @@
 // a deque, the idle routine's sleeps and wake-ups, DFDeques' list R and quota.
 //
 // What the simulator models itself (the runtime's mechanisms, not decisions): the split deques
-// (sim_deque.hpp), the finish protocol of docs/finish.md (counted units, detaching, W1), the worker's
+// (sim_deque.hpp), the finish protocol of docs/design/finish.md (counted units, detaching, W1), the worker's
 // work-first depth (head - base), give-ups and reservations under DFDeques (src/core/give_up.cpp,
 // src/core/memory.cpp).
 //
@@ -70,7 +70,7 @@ struct run_result {
   std::uint64_t tasks = 0;  // the workload's tasks created, the root included (not DFDeques' dummy tasks)
   std::int64_t peak_bytes = 0, peak_frame_bytes = 0, peak_user_bytes = 0;  // process-wide live bytes
   std::uint64_t peak_live_tasks = 0;
-  // DFDeques (docs/counters.md's dfd.*)
+  // DFDeques (docs/guide/counters.md's dfd.*)
   std::uint64_t dfd_steals = 0, dfd_failed_attempts = 0, dfd_giveups = 0, dfd_deletions = 0, dfd_max_deques = 0;
   std::uint64_t schedule_hash = 0;  // of every operation's (time, worker, kind, task): same seed, same hash
   std::uint64_t events = 0;
@@ -127,7 +127,7 @@ class engine {
   task_id yield_continuation(worker& victim);
   // The oldest fresh task of `victim`; none if none (a request to split is left).
   task_id yield_fresh(worker& victim);
-  // The task an entry taken from a deque resumes (an untagged one is detached: docs/finish.md).
+  // The task an entry taken from a deque resumes (an untagged one is detached: docs/design/finish.md).
   task_id detach_entry(entry e);
   // A successful steal costs its victim (a running worker) this much of its next event.
   void penalize(worker& victim);

@@ -1,5 +1,5 @@
 // Several jobs on P simulated cores under two-level scheduling (docs/simulation.md, "Several jobs";
-// docs/arbiter.md; the A-Deque digest §1.2, §4, §5.2): what a multi-job run is given and what it
+// docs/design/arbiter.md; the A-Deque digest §1.2, §4, §5.2): what a multi-job run is given and what it
 // records. The engine's side is engine_sharing.cpp.
 //
 // Time is cut into quanta of length L on one global clock (the arbiter's). At each boundary every

@@ -43,7 +43,7 @@ struct task {
 };
 
 struct finish {
-  std::uint64_t count = 1;  // counted units not yet ended (docs/finish.md); the body is one
+  std::uint64_t count = 1;  // counted units not yet ended (docs/design/finish.md); the body is one
   finish_id parent = none;
   task_id waiter = none;
   std::uint32_t depth = 0;  // sync-tree depth; 0 for a job's root finish

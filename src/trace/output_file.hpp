@@ -1,5 +1,5 @@
 // The runtime's output files: SLAW_STATS=PATH, SLAW_TRACE=timeline:PATH and SLAW_RECORD=PATH
-// (docs/tracing.md, "Output files").
+// (docs/guide/tracing.md, "Output files").
 //
 // Each is opened once, when the runtime is built, and written through that descriptor when it ends:
 // nothing is looked up by name again, so whoever controls a directory on the path cannot redirect the

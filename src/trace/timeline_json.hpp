@@ -1,5 +1,5 @@
 // Recorded timeline events as Chrome Trace Event JSON, which Perfetto's UI and chrome://tracing load
-// (docs/tracing.md lists what each recorded event becomes).
+// (docs/guide/tracing.md lists what each recorded event becomes).
 #pragma once
 
 #include <cstdint>

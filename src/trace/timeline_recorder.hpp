@@ -1,4 +1,4 @@
-// One worker's timeline recorder (SLAW_TRACE=timeline:PATH, docs/tracing.md).
+// One worker's timeline recorder (SLAW_TRACE=timeline:PATH, docs/guide/tracing.md).
 //
 // The worker appends fixed-size events to a buffer allocated when the runtime is built: no allocation,
 // no lock and no atomic operation while recording (only the owner writes; the writer reads after the
@@ -26,12 +26,12 @@ enum class segment_kind : std::uint8_t {
   stolen,   // a task or continuation stolen from another worker (or an ownerless deque) starts
   resumed,  // a suspended frame goes on: after its work-first child returned, its finish completed,
             // a wait in place ended, or taken back from this worker's own preempted deque
-  mailbox,  // a task or waiting frame taken from a place's mailbox (docs/places.md)
+  mailbox,  // a task or waiting frame taken from a place's mailbox (docs/guide/places.md)
   none,     // (pending only) nothing found yet
 };
 inline constexpr unsigned segment_kinds = 6;
 
-// Where a quota give-up happened (DFDeques, docs/space.md).
+// Where a quota give-up happened (DFDeques, docs/design/space.md).
 enum class give_up_at : std::uint8_t { spawn, call, reserve };
 
 struct tl_event {
@@ -44,7 +44,7 @@ struct tl_event {
   type_t type;
   std::uint8_t sub;  // segment: segment_kind; steal: steal_from; give_up: give_up_at
 };
-static_assert(sizeof(tl_event) == 32, "a timeline event is 32 bytes (docs/tracing.md sizes the buffers with it)");
+static_assert(sizeof(tl_event) == 32, "a timeline event is 32 bytes (docs/guide/tracing.md sizes the buffers with it)");
 
 // One per cache line: the workers' recorders sit side by side in a vector, and each worker writes its
 // own at every event (sharing a line made a traced fib at 2 workers twice as slow per event).

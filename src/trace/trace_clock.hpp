@@ -1,4 +1,4 @@
-// The clock of timeline traces (docs/tracing.md).
+// The clock of timeline traces (docs/guide/tracing.md).
 //
 // On x86-64, when the kernel itself bases CLOCK_MONOTONIC on the TSC (clocksource `tsc`: the kernel
 // found it invariant and synchronised across cores), events are stamped with rdtsc: about 8 ns a

@@ -1,5 +1,5 @@
 // Misuse and bad input (issue 9 §4): a clear error, never a crash, a hang or silent corruption.
-// Also the identities the counters obey (docs/counters.md) and nested runs of two runtimes.
+// Also the identities the counters obey (docs/guide/counters.md) and nested runs of two runtimes.
 //
 // Death tests run in a re-executed child ("threadsafe" style): a fresh process, so process-wide state
 // (the memory gauge, resource limits) starts clean. Where the bug being guarded against is a hang, the
@@ -438,7 +438,7 @@ TEST(MisuseDeathTest, AddressSanitizerSeesPooledBlocks) {
 
 // ---------------------------------------------------------------- a deque that cannot grow (§4.5)
 
-// Growing runs inside a spawn, which cannot fail (docs/deques.md "Out of memory"): the process stops
+// Growing runs inside a spawn, which cannot fail (docs/design/deques.md "Out of memory"): the process stops
 // with a message instead of an anonymous std::terminate.
 TEST(MisuseDeathTest, ADequeThatCannotGrowStopsWithAMessage) {
 #ifdef SLAW_TEST_SANITIZED
@@ -508,7 +508,7 @@ TEST(Misuse, ForkWithALiveRuntimeLeavesTheParentsRuntimeWorking) {
   EXPECT_EQ(rt.run(fib(15)), 610);
 }
 
-// ---------------------------------------------------------------- counter identities (§5, docs/counters.md)
+// ---------------------------------------------------------------- counter identities (§5, docs/guide/counters.md)
 
 namespace {
 

@@ -136,7 +136,7 @@ TEST(Runtime, HelpFirstHoldsAllFreshTasks) {
 }
 
 // Help-first on one worker: a frame at end_finish runs its own queued children on top of itself, the
-// last spawned first (docs/finish.md, "Joining own children"), never suspending.
+// last spawned first (docs/design/finish.md, "Joining own children"), never suspending.
 slaw::task<> labelled(int depth, long label, std::vector<long>* log) {
   log->push_back(label);
   if (depth == 0) co_return;

@@ -1,7 +1,7 @@
 // arbiter_idle_cpu [SECONDS]: the CPU time an idle slaw::runtime costs, arbiter included (its quantum
 // thread), over SECONDS (default 3) after one small run. The runtime takes every setting from the
 // environment (slaw::config::from_env), so the quantum is SLAW_QUANTUM_MS; use a private segment
-// (SLAW_ARBITER_NAME=/...) so that no other job shares it. docs/multijob.md § What the quantum costs:
+// (SLAW_ARBITER_NAME=/...) so that no other job shares it. docs/design/multijob.md § What the quantum costs:
 //   for q in 0.1 1 10; do SLAW_WORKERS=2 SLAW_QUANTUM_MS=$q SLAW_ARBITER_NAME=/idle-$$ build/tests/arbiter/arbiter_idle_cpu 3; done
 // It prints one JSON object: the quantum, the idle seconds, the CPU seconds spent in them, that as a
 // percentage of one core, and the idle quanta the runtime's stats counted.

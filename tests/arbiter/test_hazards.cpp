@@ -1,4 +1,4 @@
-// The arbiter must never take a program down (docs/arbiter.md § When the segment is damaged): anything
+// The arbiter must never take a program down (docs/design/arbiter.md § When the segment is damaged): anything
 // wrong with the segment means "run as if alone" with one warning. Each test here reproduces a way a
 // program used to die or lose the arbiter for good:
 //   * a /dev/shm too small or full for the segment (SIGBUS while it was written): a tmpfs of the test's

@@ -1,5 +1,5 @@
 // Memory accounting (frames, user memory, remote frees, the process gauges) and SLAW's space bounds
-// (ADP's S and F) on deep and wide programs (docs/space.md §1, docs/adaptive_policy.md).
+// (ADP's S and F) on deep and wide programs (docs/design/space.md §1, docs/design/adaptive_policy.md).
 #include <gtest/gtest.h>
 
 #include <algorithm>

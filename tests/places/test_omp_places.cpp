@@ -147,7 +147,7 @@ TEST(OmpPlaces, ErrorsPointAtThePosition) {
   EXPECT_NE(e.find("at position 14 ('x}')"), std::string::npos) << e;
 }
 
-// Counts, lengths and strides are bounded before anything is built (docs/places.md): at most
+// Counts, lengths and strides are bounded before anything is built (docs/guide/places.md): at most
 // max_list_places places listed and as many excluded, and max_list_cpus CPU numbers in all of them
 // together. `{0:65535}:65535:0` asked for 17 GB before these limits.
 TEST(OmpPlaces, ListsAreBoundedBeforeTheyAreBuilt) {

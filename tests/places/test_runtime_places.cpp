@@ -1,4 +1,4 @@
-// Places in the runtime (docs/places.md): the place API inside tasks, the place clause, mailboxes and
+// Places in the runtime (docs/guide/places.md): the place API inside tasks, the place clause, mailboxes and
 // their overflow, waiting frames resumed inside their place, the remote-stealing switch, and the
 // settings' errors. Runs on hwloc synthetic machines (SLAW_TOPOLOGY), so that 8- and 16-leaf trees are
 // exercised on a 2-core host. The randomized programs of tests/random cover the combinations.

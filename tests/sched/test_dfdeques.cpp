@@ -1,7 +1,7 @@
 // The DFDeques(K) scheduler: serial order at K = infinity, deques per worker, the quota between
 // steals, dummy tasks for allocations larger than K, overruns, the S1 + K·D bound at one worker, and
 // batch steals from ownerless deques (B1-B3 in src/sched/dfdeques/deque_list.hpp) on deep chains of
-// escaping tasks (docs/space.md §2-3). Debug builds also assert Lemma 3.1 after every batch.
+// escaping tasks (docs/design/space.md §2-3). Debug builds also assert Lemma 3.1 after every batch.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -16,7 +16,7 @@
 // ring, and the producer checks that field before refilling the struct. A missing release/acquire on
 // either ring is a data race on those fields, which ThreadSanitizer reports (and which can show up as
 // a wrong field without it).
-// The parking test runs the eventcount protocol of docs/parking.md on nonempty(): consumers that find
+// The parking test runs the eventcount protocol of docs/design/parking.md on nonempty(): consumers that find
 // nothing register as sleepers, re-check nonempty() and wait on an epoch; producers post, bump the
 // epoch and wake if someone sleeps. A lost wake-up leaves values in the ring with every consumer asleep:
 // the watchdog aborts.
@@ -396,7 +396,7 @@ TEST(MailboxRingPayload, FieldsWrittenBeforePostAreSeenAfterTake) {
   for (unsigned p = 0; p < P; ++p) EXPECT_EQ(free_ring[p]->size_estimate(), kObjects);
 }
 
-// The eventcount protocol on nonempty() (docs/parking.md): a consumer that finds nothing registers as a
+// The eventcount protocol on nonempty() (docs/design/parking.md): a consumer that finds nothing registers as a
 // sleeper (seq_cst), reads the epoch, re-checks nonempty() and only then waits for the epoch to change;
 // a producer posts, bumps the epoch (seq_cst) and wakes if it sees a sleeper. Producers post in bursts
 // with pauses, so consumers do go to sleep. A lost wake-up with nothing posted after it hangs (watchdog).

@@ -1,5 +1,5 @@
 // Leak checks against the process-wide memory gauge. Each reading of memory_live is exact to within
-// gauge_error_bytes (docs/counters.md), so the change between two readings is exact to within twice
+// gauge_error_bytes (docs/guide/counters.md), so the change between two readings is exact to within twice
 // that: a worker's unpublished part at the first reading and its unflushed remote frees at the second
 // add up. Checked against one gauge_error_bytes, the DFDeques and random-program leak checks failed now
 // and then under load (by up to 16 KiB at 2 workers), at every commit tried.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the timeline traces of random programs against the rules of docs/tracing.md.
+"""Checks the timeline traces of random programs against the rules of docs/guide/tracing.md.
 
 Usage: check_traces.py TRACE_RANDOM [PROGRAMS]
 

@@ -1,5 +1,5 @@
 // The runtime's output files, SLAW_STATS=PATH, SLAW_TRACE=timeline:PATH and SLAW_RECORD=PATH
-// (docs/tracing.md, "Output files"): none ever removes, replaces or follows what the runtime did not
+// (docs/guide/tracing.md, "Output files"): none ever removes, replaces or follows what the runtime did not
 // create, and a write that fails is reported with the path and the reason, and a non-zero exit status.
 //
 // Each case runs a small program in a child process (fork), as a user's program runs: it builds a

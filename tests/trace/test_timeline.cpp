@@ -1,4 +1,4 @@
-// Timeline traces from C++ (docs/tracing.md): the buffer-full path, task names and clause order, and
+// Timeline traces from C++ (docs/guide/tracing.md): the buffer-full path, task names and clause order, and
 // the errors of a bad output path. The JSON each test writes is also loaded by Python's json module
 // (SLAW_TEST_PYTHON, set by CMake): "valid" means what a real reader accepts.
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // A dynamic finish instance (Guo, PhD thesis, Rice 2010, §4.5.2) and the termination protocol.
 //
-// Protocol (equivalent to SLAW's check-in/check-out with gwc/lc, see docs/finish.md for the proof):
+// Protocol (equivalent to SLAW's check-in/check-out with gwc/lc, see docs/design/finish.md for the proof):
 // `count` is the number of outstanding *counted units* of this finish. A unit is the finish's body
 // (from open to end) or a task spawned with this finish as its IEF. Units are counted lazily:
 //   * open:                    count = 1 (the body), a plain store; the node is private.

@@ -17,7 +17,7 @@
 //  - the process-wide gauge (memory_gauge): each allocator publishes its live bytes in steps of
 //    `gauge_step`, so the global live figure and its peak are exact to within p * gauge_step without an
 //    atomic RMW per allocation;
-//  - the DFDeques quota (docs/space.md): net bytes allocated since the worker's last steal.
+//  - the DFDeques quota (docs/design/space.md): net bytes allocated since the worker's last steal.
 // `high` (the watermark) is the lowest of the next gauge step up, the quota's limit and the frame peak
 // (so a new peak is seen); `low` is the gauge step down. L itself is kept as the room left under the
 // watermark, up_ = high - L: an allocation subtracts from it and branches when it falls below 0 (one
@@ -199,7 +199,7 @@ class SLAW_EXPORT frame_allocator {
     std::int64_t u = stats_.kind[1].live.load(std::memory_order_relaxed);
     return k == mem_kind::user ? u : all_live_seen() - u;
   }
-  // Any thread (between runs, docs/counters.md): the peaks restart from the live bytes. The owner's
+  // Any thread (between runs, docs/guide/counters.md): the peaks restart from the live bytes. The owner's
   // watermark, which folds the old frame peak, is re-derived by the owner at its next spawn, call or
   // scheduling point (take_peak_reset): left alone, frames could grow past the new peak unseen.
   void reset_peaks() noexcept;
@@ -234,7 +234,7 @@ class SLAW_EXPORT frame_allocator {
   // the peaks were reset (take_peak_reset). One relaxed byte load for all of them.
   bool fast_path_blocked() const noexcept { return flag_nonzero(preempt_); }
   // Whether the next spawn or call must stop the running chain: the quota is spent (DFDeques), or the
-  // job's allotment shrank and this worker must yield its core (docs/multijob.md).
+  // job's allotment shrank and this worker must yield its core (docs/design/multijob.md).
   bool preempt_pending() const noexcept {
     return (preempt_.load(std::memory_order_relaxed) & (preempt_quota | preempt_yield)) != 0;
   }

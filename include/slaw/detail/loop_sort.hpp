@@ -8,7 +8,7 @@
 // whole, whose introsort bounds the work by n log n.
 //
 // stable_sort: merge sort with a buffer of n elements allocated through slaw::allocate (accounted, and
-// reserved first: under DFDeques the sort waits for quota, docs/space.md). Halves are sorted in
+// reserved first: under DFDeques the sort waits for quota, docs/design/space.md). Halves are sorted in
 // parallel down to leaves that std::stable_sort sorts; sorted halves are merged alternately into the
 // range and the buffer. A large merge is split at the middle of the larger run and the matching place
 // in the other (a binary search that keeps equal elements of the left run first), both halves merged

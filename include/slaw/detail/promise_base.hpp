@@ -41,7 +41,7 @@ struct promise_base {
   finish_node* join;     // spawned/queued: the IEF this task ends its unit in; body: its finish; called: unused
   finish_node* cur;      // innermost open finish of the code running in this frame
   // Spawned and queued tasks never use `exc` (their exceptions go to their finish): they keep their
-  // name there instead, written by the spawn only while a timeline trace records (docs/tracing.md).
+  // name there instead, written by the spawn only while a timeline trace records (docs/guide/tracing.md).
   union {
     std::exception_ptr* exc;  // called/body tasks: rethrown in the awaiting frame (allocated when thrown)
     const char* name;         // spawned/queued tasks under a timeline trace: slaw::named's string, or null
@@ -51,7 +51,7 @@ struct promise_base {
   // parameter copy it holds is trivially destructible, so that function would only free the memory
   // (release_finished_frame). Set by promise's constructor.
   bool plain_teardown;
-  // The place the task runs in (docs/places.md): an index into the runtime's place tree. A spawn or a
+  // The place the task runs in (docs/guide/places.md): an index into the runtime's place tree. A spawn or a
   // call copies its parent's unless a place clause names another; the flat deployment has only 0.
   std::uint16_t place;
   std::uint32_t start_charge;  // quota give-ups: frame bytes the worker that starts this task pays
@@ -110,7 +110,7 @@ inline constexpr std::uintptr_t entry_tags = 3;
 inline promise_base* entry_promise(std::uintptr_t e) noexcept { return reinterpret_cast<promise_base*>(e & ~entry_tags); }
 // The frame that a preempted entry taken off the deque resumes. A tagged entry is that frame. An
 // untagged entry is a work-first child whose parent's continuation is taken away from it: the child is
-// *detached* and counted in its finish (docs/finish.md). The caller must keep thieves' increments
+// *detached* and counted in its finish (docs/design/finish.md). The caller must keep thieves' increments
 // ordered before the child's end (the steal lock, or the owner's wait_for_thieves).
 inline promise_base* detach_entry(std::uintptr_t e) noexcept {
   if (e & entry_tags) return entry_promise(e);

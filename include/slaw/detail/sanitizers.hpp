@@ -10,7 +10,7 @@
 //    library works: its own memory is checked, slaw's pool is not poisoned.
 //  * ThreadSanitizer must see every synchronisation: against an uninstrumented library it reports
 //    races in slaw's inline code that are not there. A program under TSan needs the library built with
-//    -DSLAW_SANITIZE=thread (docs/install.md, "Sanitizers"); including slaw's headers in such a program
+//    -DSLAW_SANITIZE=thread (docs/guide/install.md, "Sanitizers"); including slaw's headers in such a program
 //    without it is an error (SLAW_ALLOW_UNINSTRUMENTED_LIBRARY lets a program that knows what it does
 //    through).
 //  * An instrumented library needs instrumented users: the package adds its sanitizer to the compile
@@ -42,7 +42,7 @@
 
 #if !defined(SLAW_ALLOW_UNINSTRUMENTED_LIBRARY)
 #if defined(SLAW_TU_TSAN) && !SLAW_LIBRARY_TSAN
-#error "slaw: this translation unit is built with ThreadSanitizer, but the slaw library whose headers it includes is not, and TSan would report races in slaw's inline code that are not there. Build and install slaw with -DSLAW_SANITIZE=thread (docs/install.md, Sanitizers) and use that installation."
+#error "slaw: this translation unit is built with ThreadSanitizer, but the slaw library whose headers it includes is not, and TSan would report races in slaw's inline code that are not there. Build and install slaw with -DSLAW_SANITIZE=thread (docs/guide/install.md, Sanitizers) and use that installation."
 #endif
 #endif
 #if !defined(SLAW_TU_TSAN) && SLAW_LIBRARY_TSAN

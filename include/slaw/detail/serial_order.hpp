@@ -1,6 +1,6 @@
 // Debug builds: the serial depth-first (1DF) position of every frame, so that a scheduler which
 // promises an order can assert it (the space-efficient scheduler checks its Lemma 3.1: Narlikar,
-// SPAA 1999, §3; docs/space.md §3).
+// SPAA 1999, §3; docs/design/space.md §3).
 //
 // A frame's label is the path of step numbers from its root: the child (spawned, called, or a finish
 // body) started at its parent's step s gets label(parent) ++ [s], and the parent's continuation after

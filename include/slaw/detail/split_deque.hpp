@@ -182,7 +182,7 @@ class split_deque {
   }
 
   // Publish the whole private region (a worker parking with work left: its deque becomes muggable,
-  // docs/multijob.md). The same release CAS as expose().
+  // docs/design/multijob.md). The same release CAS as expose().
   void expose_all() noexcept {
     want_split_.store(false, std::memory_order_relaxed);
     if (head_ == osplit_) return;
@@ -278,7 +278,7 @@ class split_deque {
   static std::uint32_t tail_of(std::uint64_t w) noexcept { return static_cast<std::uint32_t>(w); }
   static std::uint32_t split_of(std::uint64_t w) noexcept { return static_cast<std::uint32_t>(w >> 32); }
 
-  // Growth runs inside a spawn, which cannot fail (docs/deques.md, "Out of memory"): if the bigger
+  // Growth runs inside a spawn, which cannot fail (docs/design/deques.md, "Out of memory"): if the bigger
   // array cannot be had, stop the process with a message rather than an anonymous std::terminate.
   [[noreturn, gnu::cold, gnu::noinline]] static void cannot_grow(unsigned log_cap) noexcept {
     if (log_cap > max_log_capacity)

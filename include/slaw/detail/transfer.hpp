@@ -26,7 +26,7 @@
 //    CMake package (target slaw::slaw) and pkg-config's Cflags add both -foptimize-sibling-calls and
 //    -DSLAW_SIBLING_CALLS under GCC, so that -O1 and -Og (and -O0 with the flag) get the tail call
 //    too. A program compiled without them (no pkg-config, no find_package) resumes through the loop:
-//    correct, somewhat slower (docs/install.md gives the figures). GCC defines no macro for -O1 as
+//    correct, somewhat slower (docs/guide/install.md gives the figures). GCC defines no macro for -O1 as
 //    against -O2, so without the define the headers cannot know that the flag is on.
 // The awaiters whose await_suspend depends on the mode carry SLAW_TRANSFER_ABI: in loop mode their
 // names get an ABI tag, so that the linker never takes one mode's out-of-line copy (GCC -O0 inlines

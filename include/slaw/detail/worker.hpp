@@ -140,7 +140,7 @@ class SLAW_EXPORT worker {
   std::coroutine_handle<> start_work_first_slow(promise_base* parent, promise_base* child, const char* name,
                                                 policy::schedule clause) noexcept;
   std::coroutine_handle<> start_call_slow(promise_base* caller, promise_base* callee) noexcept;
-  // Give-ups at a scheduling point (docs/space.md). Each returns the handle to transfer to (noop: back
+  // Give-ups at a scheduling point (docs/design/space.md). Each returns the handle to transfer to (noop: back
   // to the scheduler loop, which steals).
   std::coroutine_handle<> give_up_at_spawn(promise_base* parent, promise_base* child) noexcept;
   std::coroutine_handle<> give_up_at_call(promise_base* callee) noexcept;
@@ -170,7 +170,7 @@ class SLAW_EXPORT worker {
   // detached work-first child): end its unit.
   std::coroutine_handle<> complete_queued(promise_base* p) noexcept;
 
-  // ---------------- the join (docs/finish.md, "Joining own children") ----------------
+  // ---------------- the join (docs/design/finish.md, "Joining own children") ----------------
   // A frame reached end_finish and its finish has units left. If this worker's private fresh bottom is
   // a child of that finish, the frame runs it on top of itself, as a call, instead of suspending: no
   // round trip through the deques and the strand machinery, and the body unit, still held, keeps the
@@ -189,7 +189,7 @@ class SLAW_EXPORT worker {
   // decrement was `old`.
   std::coroutine_handle<> joined_end_slow(finish_node* f, promise_base* waiter, std::uint64_t old) noexcept;
 
-  // ---------------- places (docs/places.md) ----------------
+  // ---------------- places (docs/guide/places.md) ----------------
   // A spawn whose place clause names another place than its parent's: `child` (set up as a spawned
   // task of its finish) is counted in its finish and queued in this worker's fresh deque if `place` is
   // this worker's own leaf, else posted to the place's mailbox.
@@ -197,7 +197,7 @@ class SLAW_EXPORT worker {
   // The last unit of a finish ended on this worker: the handle that resumes its waiting frame, or
   // noop if the frame's place does not contain this worker (it is posted to that place's mailbox).
   std::coroutine_handle<> resume_waiter(promise_base* waiter) noexcept {
-    // Waiting in place, this thread may resume only frames inside the waited-for finish (docs/finish.md):
+    // Waiting in place, this thread may resume only frames inside the waited-for finish (docs/design/finish.md):
     // with places it also runs unstarted tasks outside it, whose end may complete an older frame's finish.
     if (waiting_for_ && !waiter->cur->is_inside(waiting_for_) && !may_resume_over_waits(waiter)) [[unlikely]]
       return post_waiter(waiter);
@@ -211,7 +211,7 @@ class SLAW_EXPORT worker {
   // Whether frame `x`, which already ran and is not inside the innermost finish this thread waits for in
   // place, may still be resumed on top of its waits: neither it nor the frames its end resumes directly
   // (callers, a finish body's opener) has open a scope that contains a waited-for finish, so it can
-  // never wait for a frame below the waits (docs/finish.md, "Waiting in place").
+  // never wait for a frame below the waits (docs/design/finish.md, "Waiting in place").
   bool may_resume_over_waits(const promise_base* x) const noexcept;
   // Whether this worker may run a task of place `p`: its leaf lies in p's subtree.
   bool may_run(std::uint16_t p) const noexcept { return allowed_[p] != 0; }
@@ -249,7 +249,7 @@ class SLAW_EXPORT worker {
   // The end of a scope whose start was recorded (finish_node's rec_bit): recorded, then as above.
   std::coroutine_handle<> end_recorded(finish_node* f, promise_base* waiter) noexcept;
   // A scope left without end_finish (an exception, an early co_return): waits on this thread until
-  // `f` has only its body unit left, running meanwhile only tasks inside `f` (docs/finish.md,
+  // `f` has only its body unit left, running meanwhile only tasks inside `f` (docs/design/finish.md,
   // "Waiting in place"), so that it never runs a frame that could wait for this one.
   void wait_in_place(finish_node* f) noexcept;
 
@@ -303,7 +303,7 @@ class SLAW_EXPORT worker {
   policy::spawn_policy current_policy() const noexcept {
     return static_cast<policy::spawn_policy>(policy_mirror_.load(std::memory_order_relaxed));
   }
-  // ---------------- the job's allotment (docs/multijob.md) ----------------
+  // ---------------- the job's allotment (docs/design/multijob.md) ----------------
   // What the job's quantum thread reads of this worker at every quantum's end for the desire (A-Deque
   // §IV-B): owner-written on the steal and sleep paths only, never reset (the thread takes differences).
   struct quantum_counters {
@@ -339,7 +339,7 @@ class SLAW_EXPORT worker {
   // A copy of the recorded decision changes.
   const policy_trace* trace() const noexcept { return trace_.get(); }  // null: not traced
 
-  // ---------------- timeline trace (docs/tracing.md) and DAG recording (SLAW_RECORD) ----------------
+  // ---------------- timeline trace (docs/guide/tracing.md) and DAG recording (SLAW_RECORD) ----------------
   // The one test each fast-path hook pays when nothing is recorded: a field in the line that
   // task_begins/task_ends touch (the work-first spawn and the call fold it into fast_path_blocked, the
   // work-first return into the task count's rare branch, task_band). A
@@ -517,7 +517,7 @@ class SLAW_EXPORT worker {
   std::atomic<std::uint16_t> cur_place_{0};
   std::uint16_t leaf_ = 0;
   std::vector<std::uint8_t> allowed_{1};  // by place index: 1 if this worker may run tasks of that place
-  // With places, a wait in place also runs tasks that have not started (docs/finish.md): only this
+  // With places, a wait in place also runs tasks that have not started (docs/design/finish.md): only this
   // place's workers may run them, and they may all be waiting.
   bool wait_runs_unstarted_ = false;
   policy::loop_params loop_params_;

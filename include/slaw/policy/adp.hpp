@@ -1,6 +1,6 @@
 // ADP(S,F,INT): SLAW's per-spawn choice between work-first and help-first (SLAW, Guo et al., IPDPS
 // 2010: the heuristic §III-A, the stack and fresh conditions §III-D Algorithm 1 rule 3a;
-// docs/adaptive_policy.md, docs/policy.md).
+// docs/design/adaptive_policy.md, docs/design/policy.md).
 //
 // Pure decision logic: no threads, no atomics. The worker feeds it its own numbers; the simulator
 // can feed it modelled ones. Checked per spawn, in priority order:
@@ -15,7 +15,7 @@
 // preempted deque reports the push that reaches depth S (src/core/worker.cpp, choose_slow).
 // Each decision carries its reason, so that a trace need not re-derive it: a bound is the reason only
 // when it overrode the interval's policy (or an explicit wf clause).
-// Resolutions of the paper's open questions (docs/adaptive_policy.md):
+// Resolutions of the paper's open questions (docs/design/adaptive_policy.md):
 //   Q1 the stack condition wins over an explicit `wf` clause; an explicit `hf` is always honoured.
 //   Q2 every dyn spawn, forced or not, counts towards the interval.
 //   Q3 steals from both deques count.
@@ -42,7 +42,7 @@ enum class reason : std::uint8_t {
   back_to_interval,  // a change only (see change_reason): the interval's policy again after a forced one
 };
 
-// The one-letter codes of the policy trace (SLAW_TRACE=policy, docs/counters.md).
+// The one-letter codes of the policy trace (SLAW_TRACE=policy, docs/guide/counters.md).
 constexpr char reason_code(reason r) noexcept {
   switch (r) {
     case reason::interval: return 'i';

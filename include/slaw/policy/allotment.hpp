@@ -1,7 +1,7 @@
 // How many cores each of several jobs gets for the next quantum, from their desires (Cao, Sun, Qian, Wu,
 // "Stable Adaptive Work-Stealing for Concurrent Multi-core Runtime Systems", §IV-A Algorithm 1 — DEQ,
 // dynamic equi-partitioning, after McCann, Vaswani, Zahorjan; digest
-// /work/shared/docs/digests/adeque.md §4; docs/arbiter.md). Desires come from desire.hpp.
+// /work/shared/docs/digests/adeque.md §4; docs/design/arbiter.md). Desires come from desire.hpp.
 //
 //   DEQ(J, P): if J = ∅ stop. S = { i ∈ J : d_i ≤ P/|J| } (jobs wanting no more than the fair share).
 //              If S = ∅ every job of J gets P/|J|; otherwise each job of S gets d_i and
@@ -158,7 +158,7 @@ constexpr void allot(arbiter a, std::span<const job_demand> jobs, std::uint32_t 
 
 // The default policy (SLAW_ARBITER unset): DEQ once more than one job wants cores; otherwise every job
 // runs all its workers (a lone program keeps the machine). A job that wants none — a runtime with no
-// run in progress reports desire 0 (docs/multijob.md) — takes nothing from the others: under DEQ it
+// run in progress reports desire 0 (docs/design/multijob.md) — takes nothing from the others: under DEQ it
 // gets 0 cores, and it does not turn DEQ on, so one busy program beside idle ones keeps every core.
 constexpr arbiter automatic_policy(std::span<const job_demand> jobs, std::uint32_t cores) noexcept {
   std::size_t wanting = 0;

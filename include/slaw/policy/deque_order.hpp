@@ -1,6 +1,6 @@
 // DFDeques' global list R: the deques ordered left to right by decreasing priority in the serial
 // depth-first order (Narlikar, "Scheduling Threads for Low Space Requirement and Good Locality",
-// SPAA 1999, §3.2 and Fig. 5; Lemma 3.1; docs/space.md §3, docs/policy.md).
+// SPAA 1999, §3.2 and Fig. 5; Lemma 3.1; docs/design/space.md §3, docs/design/policy.md).
 //
 // The order is kept by where deques are inserted; no priorities are stored. This type holds only that
 // order, over deque ids, and makes every decision about it; the tasks themselves live elsewhere (the
@@ -8,7 +8,7 @@
 //   owned        a worker's deque: the worker pushes and pops its top; its tasks are not counted here;
 //   ownerless    given up (quota spent) or split off a waiting worker's deque: only thieves take its
 //                bottom, so its task count is kept here;
-//   placeholder  no deque: holds the place of a frame waiting in place for a finish (docs/finish.md);
+//   placeholder  no deque: holds the place of a frame waiting in place for a finish (docs/design/finish.md);
 //                never picked, not counted among the deques.
 // A steal is three steps, with the thief's own mechanism between the second and the third:
 //   remove(own)          the thief's deque is empty and it has no task: the deque leaves R;

@@ -1,7 +1,7 @@
 // A job's processor desire for the next scheduling quantum, from the counters of the quantum that
 // just ended (Cao, Sun, Qian, Wu, "Stable Adaptive Work-Stealing for Concurrent Multi-core Runtime
 // Systems" — A-Deque §III-A Eq. (1), its sampling implementation §IV-B, and the A-Steal baseline
-// §III-B after Agrawal, He, Leiserson; digest /work/shared/docs/digests/adeque.md §3; docs/arbiter.md).
+// §III-B after Agrawal, He, Leiserson; digest /work/shared/docs/digests/adeque.md §3; docs/design/arbiter.md).
 //
 // Two-level scheduling: time is cut into quanta of length L (default 10 ms). At the end of quantum q
 // each job computes a desire d(q+1) (a real number of processors); a controller turns the desires of

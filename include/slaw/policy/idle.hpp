@@ -1,5 +1,5 @@
 // What an idle worker does between steal rounds: when it sleeps, for how long, and who wakes whom
-// (docs/parking.md, docs/policy.md). The eventcount that makes sleeping safe stays in the runtime
+// (docs/design/parking.md, docs/design/policy.md). The eventcount that makes sleeping safe stays in the runtime
 // (src/core/parking.hpp); these are its decisions over plain counts, so that a simulator makes the
 // same ones.
 //

@@ -1,5 +1,5 @@
 // Which of its own tasks an idle worker runs first (SLAW, Guo et al., IPDPS 2010, §III-D, Subroutine 1
-// step 1; docs/policy.md).
+// step 1; docs/design/policy.md).
 //
 // A worker owns two deques, preempted continuations and fresh tasks; the bottom of each is its deepest
 // entry in the spawn tree (§III-F), so only the two bottoms compete. Subroutine 1's tie-breakers:

@@ -1,5 +1,5 @@
 // The DFDeques memory quota of one worker (Narlikar, "Scheduling Threads for Low Space Requirement and
-// Good Locality", SPAA 1999, §3.3; docs/space.md §3, docs/policy.md).
+// Good Locality", SPAA 1999, §3.3; docs/design/space.md §3, docs/design/policy.md).
 //
 // A worker may allocate K bytes net between two steals: every steal starts a new period with nothing
 // used. `live` below is the worker's live bytes (frames + user memory) at the moment of the call;

@@ -1,5 +1,5 @@
-// How much of a split deque's work the owner makes stealable, and how much it takes back (docs/deques.md,
-// docs/policy.md). A split deque holds [tail, split) shared with thieves and [split, head) private to
+// How much of a split deque's work the owner makes stealable, and how much it takes back (docs/design/deques.md,
+// docs/design/policy.md). A split deque holds [tail, split) shared with thieves and [split, head) private to
 // its owner (include/slaw/detail/split_deque.hpp). Two decisions move `split`:
 //   expose   a thief found the shared part empty and asked: the owner publishes half of its private
 //            part, the older half (rounded up, so that one private entry is published too);

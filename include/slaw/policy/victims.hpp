@@ -1,4 +1,4 @@
-// The order in which a thief probes victims in one steal round (work stealing; docs/policy.md).
+// The order in which a thief probes victims in one steal round (work stealing; docs/design/policy.md).
 //
 // SLAW's idle routine (Guo et al., IPDPS 2010, §III-D, Subroutine 1 step 2) says which task a thief
 // may take from a victim but not how victims are chosen; like randomized work stealing (Blumofe and

@@ -1,4 +1,4 @@
-// DFDeques(K): the global ordered list R of deques (Narlikar, SPAA 1999, §3.2; docs/space.md).
+// DFDeques(K): the global ordered list R of deques (Narlikar, SPAA 1999, §3.2; docs/design/space.md).
 //
 // R orders deques by decreasing 1DF priority, left to right (Lemma 3.1). A worker owns at most one
 // deque: its own preempted split deque (`worker::pre_`), present in R while the worker owns it. A
@@ -21,7 +21,7 @@
 //      precedes its deque) and part 1 (the thief's deque decreases from top to bottom); the batch's
 //      tasks precede every deque right of the victim, as they did in it. Asserted in debug builds
 //      after every batch (check_batch), with the parts of the paper's check (check_order_around).
-//   B3 (counting; D1 in docs/space.md).  An untagged entry e_i names the frame F_i, a work-first child
+//   B3 (counting; D1 in docs/design/space.md).  An untagged entry e_i names the frame F_i, a work-first child
 //      standing for its parent F_(i-1)'s continuation, and the entry right above it resumes F_(i-1)
 //      (so a chain lies on any deque, owned or given up). e_c (c = m - 1), the entry run, is detached
 //      (F_c counted in its finish) under the lock before F_(c-1) runs, and F_c resumes only through
@@ -114,7 +114,7 @@ class deque_list {
   // no_victim for an ownerless deque.
   split_deque::entry steal(worker& w, std::uint64_t random, const finish_node* inside = nullptr, int* victim = nullptr);
 
-  // Waiting in place for finish f (docs/finish.md): w's entries stay in R as ownerless deques in w's
+  // Waiting in place for finish f (docs/design/finish.md): w's entries stay in R as ownerless deques in w's
   // place: those of tasks inside f left of an empty placeholder that holds the waiting frame's place,
   // the others (its ancestors' continuations) right of it; in 1DF order f's tasks precede the frame's
   // continuation, which precedes its ancestors'. w then owns no deque and steals like any thief.

@@ -1,4 +1,4 @@
-// DFDeques(K) (Narlikar, SPAA 1999; docs/space.md): the space-efficient variant. Workers run
+// DFDeques(K) (Narlikar, SPAA 1999; docs/design/space.md): the space-efficient variant. Workers run
 // work-first; a worker whose memory quota K is spent gives its deque up to the ordered list R, and
 // thieves steal from the leftmost deques of R, so that the schedule stays close to the serial
 // depth-first one (S1 + O(K·p·D) space).

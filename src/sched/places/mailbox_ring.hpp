@@ -58,7 +58,7 @@
 // Order: positions are taken in the order they were claimed, so values of one producer come out oldest
 // first (FIFO per producer); across producers, the order of their claims.
 //
-// nonempty() and parking (docs/parking.md): the position CASes are seq_cst on success, and nonempty()
+// nonempty() and parking (docs/design/parking.md): the position CASes are seq_cst on success, and nonempty()
 // loads both positions seq_cst (dequeue_pos first: by I1 and monotonicity then enqueue_pos >= the
 // dequeue_pos read). The poster does try_post (seq_cst CAS on enqueue_pos), then a seq_cst RMW on the
 // event counter and reads the sleepers; a sleeper registers (seq_cst RMW), then calls nonempty(). In the

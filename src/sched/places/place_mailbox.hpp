@@ -1,4 +1,4 @@
-// A place's mailbox (SLAW digest §5.2; docs/places.md): tasks sent to the place by workers outside it,
+// A place's mailbox (SLAW digest §5.2; docs/guide/places.md): tasks sent to the place by workers outside it,
 // and waiting frames of the place resumed by such workers. Only workers inside the place take from it.
 //
 // A bounded lock-free ring (mailbox_ring.hpp) takes posts; when it is full the task goes to an
@@ -7,10 +7,10 @@
 // in the overflow list (taken after the ring, oldest first).
 //
 // Entries are tagged: a frame that already ran (`started`) has bit 0 set (promises are 8-byte aligned),
-// so that a worker waiting in place knows whether it may run it (docs/finish.md).
+// so that a worker waiting in place knows whether it may run it (docs/design/finish.md).
 //
 // nonempty() is the parking re-check's view (seq_cst, like the ring's positions): a post is visible to
-// it before the poster's wake-up call (docs/parking.md).
+// it before the poster's wake-up call (docs/design/parking.md).
 #pragma once
 
 #include <atomic>

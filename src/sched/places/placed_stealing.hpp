@@ -1,4 +1,4 @@
-// Work stealing with places (SLAW, Guo et al. IPDPS 2010, §IV; Guo's thesis §6.1 and §6.3; docs/places.md).
+// Work stealing with places (SLAW, Guo et al. IPDPS 2010, §IV; Guo's thesis §6.1 and §6.3; docs/guide/places.md).
 // The scheduler module for a deployment of more than one place: each worker belongs to a leaf place,
 // each place has a mailbox, and a task runs only on workers inside its place's subtree.
 //
@@ -20,7 +20,7 @@
 // an internal place is dealt to the mailboxes of its leaves in turn.
 //
 // Liveness: a worker may not run every task, so the last searcher cannot stand in for all sleepers
-// (docs/parking.md): every sleeper polls while a worker is busy (every_sleeper_polls), a post wakes
+// (docs/design/parking.md): every sleeper polls while a worker is busy (every_sleeper_polls), a post wakes
 // every sleeper, and each one's re-check looks only at work it could take.
 #pragma once
 
@@ -70,7 +70,7 @@ class placed_stealing final : public scheduler {
   promise_base* probe(worker& thief, const std::vector<std::vector<std::size_t>>& rings, bool remote,
                       std::size_t& budget, const finish_node* inside) noexcept;
   // A task taken while waiting in place for `inside`: returned if the thief may run it there (it is
-  // inside, or it has not started: docs/finish.md, "Waiting in place", with places), else set aside.
+  // inside, or it has not started: docs/design/finish.md, "Waiting in place", with places), else set aside.
   promise_base* accept(worker& thief, promise_base* p, bool started, const finish_node* inside) noexcept;
 
   runtime_impl& rt_;
