@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The multi-job experiment (issue 13 item 7; the A-Deque paper's §V-B, Fig. 7 and Table II): N jobs
+"""The multi-job experiment (the A-Deque paper's §V-B, Fig. 7 and Table II): N jobs
 arrive as a Poisson process and share the machine; each mode runs the same job set with the same
 arrival times, and the table compares makespan, mean response time and utilization per mode and load.
 

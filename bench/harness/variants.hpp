@@ -142,7 +142,7 @@ inline constexpr environment_variable environment[] = {
     {"SLAW_MAILBOX", "tasks a place's mailbox holds before it overflows (default 1024)"},
     {"SLAW_RECORD", "PATH: the computation DAG of each configuration's first run, for slaw-sim --dag "
                     "(docs/simulation.md); every configuration's process writes PATH anew, so select one"},
-    {"SLAW_ARBITER", "the machine-wide arbiter (docs/design/multijob.md): deq, equi or off (unset: deq when more than "
+    {"SLAW_ARBITER", "the machine-wide arbiter (docs/guide/several_programs.md): deq, equi or off (unset: deq when more than "
                      "one slaw job runs, else every job keeps all its workers)"},
     {"SLAW_DESIRE", "the job's desire per quantum: adeque (default) or asteal"},
     {"SLAW_QUANTUM_MS", "the arbiter's quantum in milliseconds (0.1 .. 10000, default 10)"},

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks bench/multijob.py, the multi-job experiment driver (issue 13 item 7), on a tiny configuration.
+"""Checks bench/multijob.py, the multi-job experiment driver, on a tiny configuration.
 
 usage: bench/scripts/check_multijob.py --list              the case names (one ctest each)
        bench/scripts/check_multijob.py SLAW_BENCH CASE     runs one case

@@ -2,7 +2,7 @@
 // free function, the way libfork's fib must be written (a lambda). Same work, same runtime; only the
 // compiler's view differs: clang inlines a function object's ramp (frame allocation and set-up) into
 // its own resume function, and then runs a spawned child's body without leaving that function, which
-// it does not do for a directly recursive free function (docs/design/fast_path.md, "Function objects").
+// it does not do for a directly recursive free function (docs/design/fast_path.md, "The rules the fast path keeps").
 // Used beside examples/fib by bench/scripts/fibnode_callgrind.sh and fib_side_by_side.py
 // (bench/results/fastpath/). Prints fib(N) and exits 1 if it is wrong, 2 on bad arguments.
 #include <cstdio>

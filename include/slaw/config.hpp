@@ -23,11 +23,11 @@ class SLAW_EXPORT config_error : public std::invalid_argument {
 enum class stats_output : std::uint8_t { off, stderr_stream, file };
 
 // ws: SLAW's adaptive work stealing (two deques per worker, ADP). dfdeques: the space-efficient
-// DFDeques(K) scheduler (docs/design/space.md): work-first spawns, a global ordered list of deques, a memory
+// DFDeques(K) scheduler (docs/guide/memory.md, docs/design/space.md): work-first spawns, a global ordered list of deques, a memory
 // quota of K bytes per worker between steals.
 enum class scheduler_kind : std::uint8_t { ws, dfdeques };
 
-// Places (docs/guide/places.md, "The idle routine"). What an idle worker may take from outside its own leaf
+// Places (docs/design/places.md, "The idle routine"). What an idle worker may take from outside its own leaf
 // place once its own mailbox and its leaf's peers are empty: tasks in the mailboxes of the places
 // above its leaf (sent to a cache, a package, the machine), and tasks in other workers' deques whose
 // place contains the thief. A task never runs outside its place either way.
@@ -42,7 +42,7 @@ enum class idle_order : std::uint8_t { thesis, paper };
 inline constexpr std::uint64_t quota_infinite = ~std::uint64_t{0};
 inline constexpr std::uint64_t min_quota = 1024;
 
-// The machine-wide arbiter (docs/design/multijob.md, docs/design/arbiter.md): how this runtime, as one job among the
+// The machine-wide arbiter (docs/guide/several_programs.md, docs/design/arbiter.md): how this runtime, as one job among the
 // processes and runtimes of this user, shares the machine's cores. A decision about the whole machine:
 // where the code leaves `arbiter`, `name` or `cores` unset, the runtime takes SLAW_ARBITER,
 // SLAW_ARBITER_NAME and SLAW_CORES from the environment even without config::from_env.
@@ -94,7 +94,7 @@ struct SLAW_EXPORT config {
   remote_steal remote{};
   idle_order idle = idle_order::thesis;
   std::size_t mailbox_capacity = 1024;  // tasks per place's mailbox before it overflows (1 .. 2^24)
-  arbiter_settings arbiter{};            // SLAW_ARBITER and the rest (docs/design/multijob.md)
+  arbiter_settings arbiter{};            // SLAW_ARBITER and the rest (docs/guide/several_programs.md)
   // Parallel loops (include/slaw/algorithm.hpp, docs/algorithms.md): a chunk's target duration and the
   // least work each half of a split must hold, in ns (SLAW_LOOP_CHUNK_NS, SLAW_LOOP_SPLIT_NS). The
   // defaults need no tuning; the variables are for experiments and for tests that split at every chunk.
@@ -110,7 +110,7 @@ struct SLAW_EXPORT config {
   // (synthetic:DESC), SLAW_REMOTE (mailboxes,deques | mailboxes | deques | none), SLAW_IDLE_ORDER
   // (thesis|paper), SLAW_MAILBOX (1 .. 2^24) (docs/guide/places.md), SLAW_RECORD (a file path), SLAW_ARBITER
   // (deq|equi|off), SLAW_DESIRE (adeque|asteal), SLAW_QUANTUM_MS (0.1 .. 10000), SLAW_BETA (1 .. 1e6),
-  // SLAW_CORES (1 .. 4096), SLAW_ARBITER_NAME (/NAME) (docs/design/multijob.md), SLAW_LOOP_CHUNK_NS (0 .. 10^9),
+  // SLAW_CORES (1 .. 4096), SLAW_ARBITER_NAME (/NAME) (docs/guide/several_programs.md), SLAW_LOOP_CHUNK_NS (0 .. 10^9),
   // SLAW_LOOP_SPLIT_NS (0 .. 10^12) (docs/algorithms.md).
   // Unset variables keep the defaults of `base`.
   // Throws config_error for a bad value. Warns on stderr, once per process and setting, about unknown

@@ -1,5 +1,5 @@
 // User memory through slaw: accounted per worker (live, peak, total allocated) and charged to the
-// DFDeques memory quota K (docs/design/space.md).
+// DFDeques memory quota K (docs/guide/memory.md; how it works: docs/design/space.md).
 //
 //   double* t = static_cast<double*>(slaw::allocate(n * sizeof(double)));   // plain, synchronous
 //   slaw::deallocate(t, n * sizeof(double));

@@ -1,4 +1,4 @@
-// A job's side of the machine-wide arbiter (issue 13 item 3; docs/design/arbiter.md § The segment). A job is a
+// A job's side of the machine-wide arbiter (docs/design/arbiter.md § The segment). A job is a
 // process using slaw, or one slaw::runtime in it: each registers in the user's segment, reports its
 // desire every quantum, and reads its allotment with one atomic load. There is no daemon: whichever
 // registered job calls tick() and finds the quantum expired takes the mutex, drops dead jobs,

@@ -1,4 +1,4 @@
-// The arbiter's shared-memory segment (issue 13 item 3; docs/design/arbiter.md § The segment): a header and a
+// The arbiter's shared-memory segment (docs/design/arbiter.md § The segment): a header and a
 // fixed table of job slots, mapped by every job of the user's processes and, read-only, by slaw-top.
 //
 // Layout, version 1 (the whole segment is one `segment`, sizeof(segment) bytes):

@@ -1,4 +1,4 @@
-// What the user asked of the arbiter (issue 13, docs/design/arbiter.md § Settings): SLAW_ARBITER, SLAW_DESIRE,
+// What the user asked of the arbiter (docs/design/arbiter.md § Settings): SLAW_ARBITER, SLAW_DESIRE,
 // SLAW_QUANTUM_MS, SLAW_BETA, SLAW_CORES and SLAW_ARBITER_NAME, parsed and checked. The machine is not
 // consulted here (cores.hpp detects the default core count); nothing is attached.
 #pragma once

@@ -1,4 +1,4 @@
-// The job side of the machine-wide arbiter (issue 13; docs/design/multijob.md § The job side). A runtime is one
+// The job side of the machine-wide arbiter (docs/design/multijob.md § The job side). A runtime is one
 // job: it registers in the user's segment (src/arbiter/client.hpp) and a thread of its own ends each
 // quantum: it sums the workers' steal-path counters into a policy::quantum_sample, computes the desire
 // with policy::next_desire (A-Deque or A-Steal, the functions the simulator runs), reports it, ticks the

@@ -1,4 +1,4 @@
-// Where a task goes when its place is not where it was made or where its finish ended (docs/guide/places.md):
+// Where a task goes when its place is not where it was made or where its finish ended (docs/design/places.md):
 // a spawn for another place, and a waiting frame resumed by a worker outside its place. Both are slow
 // paths; a spawn without a place clause and a finish ending inside its waiter's place never come here.
 #include <cstdio>

@@ -61,7 +61,7 @@ runtime_impl::runtime_impl(config c) : cfg(std::move(c)) {
   sched->configure_workers(worker_cfg);
   const worker_settings settings{worker_cfg.policy, worker_cfg.adp, worker_cfg.policy_trace, worker_cfg.loop};
   // The order in which the job's allotment keeps workers running: one per leaf place first, so that
-  // every place keeps a worker, then the rest (docs/design/multijob.md § Places).
+  // every place keeps a worker, then the rest (docs/design/multijob.md § Parking to the allotment, and waking).
   std::vector<unsigned> rank(n);
   std::uint32_t leaves = 0;
   {

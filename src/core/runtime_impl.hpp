@@ -39,7 +39,7 @@ class runtime_impl {
   bool work_visible_to(const worker& w) const noexcept;
 
   config cfg;
-  places::deployment deployment;  // the place tree, each worker's place and binding (docs/guide/places.md)
+  places::deployment deployment;  // the place tree, each worker's place and binding (docs/design/places.md)
   output_file stats_out;                     // SLAW_STATS=PATH, opened when the runtime is built
   bool closed = false;                        // runtime::close (or the destructor) ended it
   std::unique_ptr<timeline> trace_timeline;  // also made (without a buffer or file) when SLAW_RECORD is set

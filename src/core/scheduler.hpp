@@ -55,7 +55,7 @@ class scheduler {
 
   // A task (new, counted in its finish: `started` false) or a frame that already ran (a waiting frame, a
   // continuation: `started` true) whose place does not contain the worker `from` that has it: put it
-  // where the workers of its place find it (docs/guide/places.md). Only variants with places get this call (a
+  // where the workers of its place find it (docs/design/places.md). Only variants with places get this call (a
   // flat deployment has one place, which contains every worker).
   virtual void post(worker& from, promise_base* p, bool started) noexcept;
 

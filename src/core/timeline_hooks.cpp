@@ -1,4 +1,4 @@
-// The worker's timeline hooks (SLAW_TRACE=timeline:PATH, docs/guide/tracing.md). Every call site tests
+// The worker's timeline hooks (SLAW_TRACE=timeline:PATH, docs/design/tracing.md). Every call site tests
 // `tl_` first; the fast paths reach these functions only through an [[unlikely]] branch, so that with
 // no trace a spawn or a return pays that one test.
 #include <cassert>

@@ -1,4 +1,4 @@
-// A runtime's timeline trace (SLAW_TRACE=timeline:PATH, docs/guide/tracing.md): the workers' recorders and
+// A runtime's timeline trace (SLAW_TRACE=timeline:PATH, docs/design/tracing.md): the workers' recorders and
 // their buffers, the clock, and the output file. The file is opened (output_file.hpp's rules) and the
 // buffers are allocated when the runtime is built, so that a bad path or a buffer too large fails then
 // with a config_error; the trace is written when the runtime ends, after its workers stopped.

@@ -26,7 +26,7 @@ enum class segment_kind : std::uint8_t {
   stolen,   // a task or continuation stolen from another worker (or an ownerless deque) starts
   resumed,  // a suspended frame goes on: after its work-first child returned, its finish completed,
             // a wait in place ended, or taken back from this worker's own preempted deque
-  mailbox,  // a task or waiting frame taken from a place's mailbox (docs/guide/places.md)
+  mailbox,  // a task or waiting frame taken from a place's mailbox (docs/design/places.md)
   none,     // (pending only) nothing found yet
 };
 inline constexpr unsigned segment_kinds = 6;

@@ -1,4 +1,4 @@
-// slaw::runtime jobs in separate processes (issue 13 items 4 and 6; docs/design/multijob.md): three forked
+// slaw::runtime jobs in separate processes (docs/design/multijob.md): three forked
 // processes, each a runtime of 3 workers kept busy with checked fib runs, share 3 cores: each is allotted
 // one. One is killed with SIGKILL mid-quantum; within two quanta the survivors hold its core, and they
 // go on computing correctly. Each survivor's stats show its workers parked by the allotment.

@@ -1,4 +1,4 @@
-// slaw::runtime as a job of the arbiter, in one process (issue 13 item 4; docs/design/multijob.md § The job side):
+// slaw::runtime as a job of the arbiter, in one process (docs/design/multijob.md § The job side):
 // a lone runtime keeps all its workers; two busy runtimes sharing two cores each run one worker while
 // both run, and the survivor gets both back when the other ends; the A-Deque desire of a busy job climbs
 // to its worker count and a serial one's falls to 1; a runtime with no run in progress wants no cores;

@@ -182,7 +182,7 @@ TEST(Topology, BadSyntheticDescriptionsAreRejected) {
   EXPECT_THROW(machine_topology::load_synthetic("pack:two"), std::invalid_argument);
 }
 
-// A synthetic machine is measured before hwloc builds it (docs/guide/places.md): at most max_synthetic_pus
+// A synthetic machine is measured before hwloc builds it (docs/design/places.md): at most max_synthetic_pus
 // PUs and max_synthetic_objects objects, PU indexes up to max_cpu. 10^9 PUs ran for hours before.
 TEST(Topology, SyntheticMachinesAreBoundedBeforeHwlocBuildsThem) {
   const slaw_test::watchdog dog("Topology.SyntheticMachinesAreBounded", "hwloc building a huge machine", 60);

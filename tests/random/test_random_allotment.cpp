@@ -1,5 +1,5 @@
 // Randomized async/finish programs checked against the sequential oracle while the runtime's allotment
-// changes all the time (issue 13 item 6; docs/design/multijob.md § Tests): the runtime is one job of a private
+// changes all the time (docs/design/multijob.md § Tests): the runtime is one job of a private
 // arbiter segment with a tiny quantum (0.1 ms) and a made-up core count, and a churn thread keeps
 // registering and removing other jobs of large desire in the same segment, so that the allotment moves
 // between all its workers and one, several times a program. Surplus workers yield at spawns, park with

@@ -51,7 +51,7 @@ struct promise_base {
   // parameter copy it holds is trivially destructible, so that function would only free the memory
   // (release_finished_frame). Set by promise's constructor.
   bool plain_teardown;
-  // The place the task runs in (docs/guide/places.md): an index into the runtime's place tree. A spawn or a
+  // The place the task runs in (docs/design/places.md): an index into the runtime's place tree. A spawn or a
   // call copies its parent's unless a place clause names another; the flat deployment has only 0.
   std::uint16_t place;
   std::uint32_t start_charge;  // quota give-ups: frame bytes the worker that starts this task pays

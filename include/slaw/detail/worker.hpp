@@ -189,7 +189,7 @@ class SLAW_EXPORT worker {
   // decrement was `old`.
   std::coroutine_handle<> joined_end_slow(finish_node* f, promise_base* waiter, std::uint64_t old) noexcept;
 
-  // ---------------- places (docs/guide/places.md) ----------------
+  // ---------------- places (docs/design/places.md) ----------------
   // A spawn whose place clause names another place than its parent's: `child` (set up as a spawned
   // task of its finish) is counted in its finish and queued in this worker's fresh deque if `place` is
   // this worker's own leaf, else posted to the place's mailbox.

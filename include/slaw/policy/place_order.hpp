@@ -1,4 +1,4 @@
-// Victim order by distance in the place tree (docs/guide/places.md; SLAW digest §1.4, §5.2): a thief
+// Victim order by distance in the place tree (docs/design/places.md; SLAW digest §1.4, §5.2): a thief
 // probes the workers of its own place first, then those whose place is nearest to its own in the
 // tree (same cache before same NUMA node before anywhere), rather than uniformly.
 //

@@ -10,8 +10,8 @@
 // order, and its deque goes right of the victim as in Fig. 5; the victim keeps e_m, which the next
 // steal takes (m = 1: the paper's steal). With the paper's one task per steal, a deep chain given up
 // (PDFS: ~312 frames per K = 50 000 bytes) came back one continuation per steal: ~10^6 steals through
-// R's lock for 10^6 tasks, 2.5x slaw-dyn's time at one worker and 5.6x at two (issue 11;
-// bench/results/dfdeques/).
+// R's lock for 10^6 tasks, 2.5x slaw-dyn's time at one worker and 5.6x at two
+// (bench/results/dfdeques/).
 //   B1 (R's count).  R's order (policy::deque_order) counts, for an ownerless deque, the steals that
 //      will empty it, units(m) = min(m, 2), not its entries: every steal from it, a waiting thief's
 //      included, takes exactly batch_of(m) entries, and units(m) - 1 = units(m - batch_of(m)), so R

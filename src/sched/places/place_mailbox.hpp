@@ -1,4 +1,4 @@
-// A place's mailbox (SLAW digest §5.2; docs/guide/places.md): tasks sent to the place by workers outside it,
+// A place's mailbox (SLAW digest §5.2; docs/design/places.md): tasks sent to the place by workers outside it,
 // and waiting frames of the place resumed by such workers. Only workers inside the place take from it.
 //
 // A bounded lock-free ring (mailbox_ring.hpp) takes posts; when it is full the task goes to an

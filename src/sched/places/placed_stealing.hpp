@@ -1,4 +1,4 @@
-// Work stealing with places (SLAW, Guo et al. IPDPS 2010, §IV; Guo's thesis §6.1 and §6.3; docs/guide/places.md).
+// Work stealing with places (SLAW, Guo et al. IPDPS 2010, §IV; Guo's thesis §6.1 and §6.3; docs/design/places.md).
 // The scheduler module for a deployment of more than one place: each worker belongs to a leaf place,
 // each place has a mailbox, and a task runs only on workers inside its place's subtree.
 //
