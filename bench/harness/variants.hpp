@@ -130,8 +130,8 @@ inline constexpr environment_variable environment[] = {
                    "timeline trace, docs/guide/tracing.md; every configuration's process writes PATH anew, so select "
                    "one benchmark, variant and worker count)"},
     {"SLAW_TRACE_EVENTS", "the timeline trace's buffer, in events per worker"},
-    {"SLAW_PLACES", "places (OMP_PLACES grammar, tree, flat; docs/guide/places.md): the worker count and binding follow "
-                    "them; tasks without a place clause keep the root task's place (anywhere)"},
+    {"SLAW_PLACES", "places (OMP_PLACES grammar, tree, flat; docs/guide/places.md): the worker count and "
+                    "binding follow them; tasks without a place clause keep the root task's place (anywhere)"},
     {"SLAW_BIND", "true|false|close|spread: bind each worker to its place's CPUs"},
     {"SLAW_DEPLOYMENT", "a SLAW deployment file (the paper's format): workers, places, CPUs"},
     {"SLAW_DISPLAY_PLACES", "1: print the resolved places on stderr when each runtime starts"},
@@ -142,8 +142,8 @@ inline constexpr environment_variable environment[] = {
     {"SLAW_MAILBOX", "tasks a place's mailbox holds before it overflows (default 1024)"},
     {"SLAW_RECORD", "PATH: the computation DAG of each configuration's first run, for slaw-sim --dag "
                     "(docs/simulation.md); every configuration's process writes PATH anew, so select one"},
-    {"SLAW_ARBITER", "the machine-wide arbiter (docs/guide/several_programs.md): deq, equi or off (unset: deq when more than "
-                     "one slaw job runs, else every job keeps all its workers)"},
+    {"SLAW_ARBITER", "the machine-wide arbiter (docs/guide/several_programs.md): deq, equi or off (unset: deq "
+                     "when more than one slaw job runs, else every job keeps all its workers)"},
     {"SLAW_DESIRE", "the job's desire per quantum: adeque (default) or asteal"},
     {"SLAW_QUANTUM_MS", "the arbiter's quantum in milliseconds (0.1 .. 10000, default 10)"},
     {"SLAW_BETA", "A-Deque's beta, the weight of a queued entry in the desire (1 .. 1e6, default 2)"},

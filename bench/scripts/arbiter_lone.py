@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A lone program's speed with the arbiter on (the default) against SLAW_ARBITER=off (docs/guide/several_programs.md § What it costs).
+"""A lone program's speed with the arbiter on (the default) against SLAW_ARBITER=off
+(docs/guide/several_programs.md § What it costs).
 
 Runs slaw-bench over the selected benchmarks alternately with the arbiter on (a private segment, so that the
 program is alone in it: every worker allotted) and off, ROUNDS times each, each run with --reps 1, so that

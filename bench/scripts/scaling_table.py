@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Per benchmark, from a slaw-bench --json file: each variant's T1/T2 (its own speedup, apart from its
 T1/Ts overhead), DFDeques' T2 over slaw-dyn's, and slaw-dyn's time over the better fixed policy's at 1
-and 2 workers (the questions of bench/results/adaptive_policy/ and bench/results/dfdeques/). Medians, as slaw-bench records them.
+and 2 workers (the questions of bench/results/adaptive_policy/ and bench/results/dfdeques/). Medians,
+as slaw-bench records them.
 
     python3 bench/scripts/scaling_table.py bench/results/suite/latest.json
 """

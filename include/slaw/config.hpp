@@ -23,8 +23,8 @@ class SLAW_EXPORT config_error : public std::invalid_argument {
 enum class stats_output : std::uint8_t { off, stderr_stream, file };
 
 // ws: SLAW's adaptive work stealing (two deques per worker, ADP). dfdeques: the space-efficient
-// DFDeques(K) scheduler (docs/guide/memory.md, docs/design/space.md): work-first spawns, a global ordered list of deques, a memory
-// quota of K bytes per worker between steals.
+// DFDeques(K) scheduler (docs/guide/memory.md, docs/design/space.md): work-first spawns, a global
+// ordered list of deques, a memory quota of K bytes per worker between steals.
 enum class scheduler_kind : std::uint8_t { ws, dfdeques };
 
 // Places (docs/design/places.md, "The idle routine"). What an idle worker may take from outside its own leaf
@@ -42,10 +42,10 @@ enum class idle_order : std::uint8_t { thesis, paper };
 inline constexpr std::uint64_t quota_infinite = ~std::uint64_t{0};
 inline constexpr std::uint64_t min_quota = 1024;
 
-// The machine-wide arbiter (docs/guide/several_programs.md, docs/design/arbiter.md): how this runtime, as one job among the
-// processes and runtimes of this user, shares the machine's cores. A decision about the whole machine:
-// where the code leaves `arbiter`, `name` or `cores` unset, the runtime takes SLAW_ARBITER,
-// SLAW_ARBITER_NAME and SLAW_CORES from the environment even without config::from_env.
+// The machine-wide arbiter (docs/guide/several_programs.md, docs/design/arbiter.md): how this runtime,
+// as one job among the processes and runtimes of this user, shares the machine's cores. A decision
+// about the whole machine: where the code leaves `arbiter`, `name` or `cores` unset, the runtime takes
+// SLAW_ARBITER, SLAW_ARBITER_NAME and SLAW_CORES from the environment even without config::from_env.
 struct arbiter_settings {
   // SLAW_ARBITER. Unset: deq when more than one job is registered, else every job runs all its workers
   // (a lone program is unaffected). off: this runtime does not register and runs all its workers.
@@ -108,10 +108,11 @@ struct SLAW_EXPORT config {
   // cannot contain a comma; `0` or empty alone: none), SLAW_TRACE_EVENTS (timeline events per worker,
   // 16 .. 2^32), SLAW_PLACES, SLAW_BIND, SLAW_DEPLOYMENT, SLAW_DISPLAY_PLACES (0|1), SLAW_TOPOLOGY
   // (synthetic:DESC), SLAW_REMOTE (mailboxes,deques | mailboxes | deques | none), SLAW_IDLE_ORDER
-  // (thesis|paper), SLAW_MAILBOX (1 .. 2^24) (docs/guide/places.md), SLAW_RECORD (a file path), SLAW_ARBITER
-  // (deq|equi|off), SLAW_DESIRE (adeque|asteal), SLAW_QUANTUM_MS (0.1 .. 10000), SLAW_BETA (1 .. 1e6),
-  // SLAW_CORES (1 .. 4096), SLAW_ARBITER_NAME (/NAME) (docs/guide/several_programs.md), SLAW_LOOP_CHUNK_NS (0 .. 10^9),
-  // SLAW_LOOP_SPLIT_NS (0 .. 10^12) (docs/algorithms.md).
+  // (thesis|paper), SLAW_MAILBOX (1 .. 2^24) (docs/guide/places.md), SLAW_RECORD (a file path),
+  // SLAW_ARBITER (deq|equi|off), SLAW_DESIRE (adeque|asteal), SLAW_QUANTUM_MS (0.1 .. 10000), SLAW_BETA
+  // (1 .. 1e6), SLAW_CORES (1 .. 4096), SLAW_ARBITER_NAME (/NAME) (docs/guide/several_programs.md),
+  // SLAW_LOOP_CHUNK_NS (0 .. 10^9), SLAW_LOOP_SPLIT_NS (0 .. 10^12) (docs/algorithms.md). Every
+  // variable and its default: docs/guide/configuration.md.
   // Unset variables keep the defaults of `base`.
   // Throws config_error for a bad value. Warns on stderr, once per process and setting, about unknown
   // SLAW_* variables (a misspelling; SLAW_TEST_* excepted) and about settings the chosen scheduler or

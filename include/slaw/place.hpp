@@ -1,4 +1,5 @@
-// Places in the programming model (docs/guide/places.md; the scheduler's side: docs/design/places.md): where a task runs.
+// Places in the programming model (docs/guide/places.md; the scheduler's side: docs/design/places.md):
+// where a task runs.
 //
 //   for (std::size_t i = 0; i < slaw::num_places(); ++i)
 //     co_await slaw::async(slaw::at(slaw::place(i)), &part[i], work, i);   // one task per listed place

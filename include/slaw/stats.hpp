@@ -38,8 +38,9 @@ struct SLAW_EXPORT runtime_stats {
   // With more than one place: per place, its mailbox's posts, takes and overflows; per worker, its steals
   // by tree distance to the victim; the remote setting and idle order (a JSON object; empty when flat).
   std::string place_counters_json;
-  // The job's side of the machine-wide arbiter (docs/guide/several_programs.md § Statistics): policy, quanta, desire and allotment
-  // summaries, the allotment's changes (a JSON object; empty with SLAW_ARBITER=off).
+  // The job's side of the machine-wide arbiter (docs/guide/several_programs.md § Statistics): policy,
+  // quanta, desire and allotment summaries, the allotment's changes (a JSON object; empty with
+  // SLAW_ARBITER=off).
   std::string arbiter_json;
   // DFDeques only.
   std::uint64_t quota = 0;  // K; 0 = infinite

@@ -44,7 +44,7 @@ struct tl_event {
   type_t type;
   std::uint8_t sub;  // segment: segment_kind; steal: steal_from; give_up: give_up_at
 };
-static_assert(sizeof(tl_event) == 32, "a timeline event is 32 bytes (docs/guide/tracing.md sizes the buffers with it)");
+static_assert(sizeof(tl_event) == 32, "a timeline event is 32 bytes (docs/guide/tracing.md sizes buffers by it)");
 
 // One per cache line: the workers' recorders sit side by side in a vector, and each worker writes its
 // own at every event (sharing a line made a traced fib at 2 workers twice as slow per event).

@@ -84,7 +84,7 @@ TEST(Config, SchedulerQuotaAndTrace) {
   EXPECT_NE(m.find("policy"), std::string::npos) << m;
 }
 
-// ---------------------------------------------------------------- SLAW_TRACE items (docs/guide/tracing.md § Recording)
+// ------------------------------------------------- SLAW_TRACE items (docs/guide/tracing.md § Recording)
 
 TEST(Config, TraceTakesPolicyAndTimelineInAnyOrder) {
   for (const char* v : {"policy,timeline:/tmp/t.json", "timeline:/tmp/t.json,policy"}) {
@@ -171,7 +171,7 @@ TEST(Config, StatsFileIsWrittenAtRuntimeEnd) {
   EXPECT_NE(std::string(buf).find("\"workers\":2"), std::string::npos);
 }
 
-// ---------------------------------------------------------------- warnings (docs/guide/configuration.md)
+// ------------------------------------------------------------ warnings (docs/guide/configuration.md)
 
 namespace {
 std::string stderr_of_from_env() {
@@ -234,7 +234,7 @@ TEST(Config, WarnsAboutSettingsTheChosenSchedulerDoesNotUse) {
   }
 }
 
-// ---------------------------------------------------------------- SLAW_STATS (docs/guide/configuration.md § Output files)
+// ----------------------------------------------- SLAW_STATS (docs/guide/configuration.md § Output files)
 
 // SLAW_STATS=true used to write a file named `true`.
 TEST(Config, StatsTakesZeroOneOrAPathAndNoOtherWordOrNumber) {

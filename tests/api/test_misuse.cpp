@@ -1,4 +1,5 @@
-// Misuse and bad input (docs/guide/programming.md § Misuse, in one list): a clear error, never a crash, a hang or silent corruption.
+// Misuse and bad input (docs/guide/programming.md § Misuse, in one list): a clear error, never a
+// crash, a hang or silent corruption.
 // Also the identities the counters obey (docs/guide/counters.md) and nested runs of two runtimes.
 //
 // Death tests run in a re-executed child ("threadsafe" style): a fresh process, so process-wide state
