@@ -1,4 +1,4 @@
-// Parallel loops and algorithms, awaitable inside a task (docs/algorithms.md):
+// Parallel loops and algorithms, awaitable inside a task (docs/guide/algorithms.md):
 //
 //   co_await slaw::for_each(v.begin(), v.end(), [](double& x) { x *= 2; });
 //   co_await slaw::for_each(v, f);                               // a random-access range
@@ -410,7 +410,7 @@ auto transform_reduce(A&&... a) {
 // inclusive_scan([clauses...,] first, last, out[, op[, init]]): out[i] = init op x[0] op ... op x[i]
 // (op defaults to plus; without init the first term is x[0]). Returns the end of the output. The
 // output range must be random-access and readable: a part of it a thief scanned is read back once
-// to add the prefix before it (docs/algorithms.md).
+// to add the prefix before it (docs/guide/algorithms.md).
 template <class... A>
 auto inclusive_scan(A&&... a) {
   return detail::with_loop_clauses<0>(

@@ -95,7 +95,7 @@ struct SLAW_EXPORT config {
   idle_order idle = idle_order::thesis;
   std::size_t mailbox_capacity = 1024;  // tasks per place's mailbox before it overflows (1 .. 2^24)
   arbiter_settings arbiter{};            // SLAW_ARBITER and the rest (docs/guide/several_programs.md)
-  // Parallel loops (include/slaw/algorithm.hpp, docs/algorithms.md): a chunk's target duration and the
+  // Parallel loops (include/slaw/algorithm.hpp, docs/guide/algorithms.md): a chunk's target duration and the
   // least work each half of a split must hold, in ns (SLAW_LOOP_CHUNK_NS, SLAW_LOOP_SPLIT_NS). The
   // defaults need no tuning; the variables are for experiments and for tests that split at every chunk.
   policy::loop_params loop{};
@@ -111,7 +111,7 @@ struct SLAW_EXPORT config {
   // (thesis|paper), SLAW_MAILBOX (1 .. 2^24) (docs/guide/places.md), SLAW_RECORD (a file path),
   // SLAW_ARBITER (deq|equi|off), SLAW_DESIRE (adeque|asteal), SLAW_QUANTUM_MS (0.1 .. 10000), SLAW_BETA
   // (1 .. 1e6), SLAW_CORES (1 .. 4096), SLAW_ARBITER_NAME (/NAME) (docs/guide/several_programs.md),
-  // SLAW_LOOP_CHUNK_NS (0 .. 10^9), SLAW_LOOP_SPLIT_NS (0 .. 10^12) (docs/algorithms.md). Every
+  // SLAW_LOOP_CHUNK_NS (0 .. 10^9), SLAW_LOOP_SPLIT_NS (0 .. 10^12) (docs/guide/algorithms.md). Every
   // variable and its default: docs/guide/configuration.md.
   // Unset variables keep the defaults of `base`.
   // Throws config_error for a bad value. Warns on stderr, once per process and setting, about unknown

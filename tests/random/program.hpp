@@ -89,7 +89,7 @@ enum feature : std::uint32_t {
   // Parallel loops (slaw::for_each_index over calls of distinct functions). Not in "all", so that a seed
   // gives the program it gave before loops existed; the tests add it (SLAW_RANDOM_FEATURES=all,loop). Its
   // choices come from a stream of their own. Nothing inside a loop throws: a thrown exception stops a
-  // loop's other iterations at their next chunk (docs/algorithms.md), which the oracle cannot predict.
+  // loop's other iterations at their next chunk (docs/guide/algorithms.md), which the oracle cannot predict.
   f_loop = 1u << 18,
 };
 

@@ -1,5 +1,5 @@
 // The engine of the parallel loops (include/slaw/algorithm.hpp): one piece of a range, run in chunks
-// and split when a thief asks (the rule: include/slaw/policy/loop_split.hpp; docs/algorithms.md).
+// and split when a thief asks (the rule: include/slaw/policy/loop_split.hpp; docs/guide/algorithms.md).
 //
 // A loop over [0, n) is a tree of pieces. The first piece is called on [0, n). A piece runs its range
 // left to right in chunks; between two chunks it reads the clock and the worker's split request, and

@@ -1,5 +1,5 @@
 // The parallel prefix scans of include/slaw/algorithm.hpp (inclusive_scan, exclusive_scan): one pass
-// over the range when no thief asks, two over the parts thieves took (docs/algorithms.md).
+// over the range when no thief asks, two over the parts thieves took (docs/guide/algorithms.md).
 //
 // A scan is a *chain*: a carry folded left to right, each element's output written as the chain passes
 // it. The loop's first chain starts at 0 with the true prefix (init, or nothing): it is *known*, its

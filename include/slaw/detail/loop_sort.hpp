@@ -1,4 +1,4 @@
-// The parallel sorts of include/slaw/algorithm.hpp (docs/algorithms.md).
+// The parallel sorts of include/slaw/algorithm.hpp (docs/guide/algorithms.md).
 //
 // sort: quicksort. A piece partitions its range around a median-of-three pivot (serially), spawns the
 // smaller side and goes on with the larger, down to leaves of `sort_leaf` elements that std::sort

@@ -1,4 +1,4 @@
-// How a parallel loop (include/slaw/algorithm.hpp, docs/algorithms.md) cuts its range: chunk sizes
+// How a parallel loop (include/slaw/algorithm.hpp, docs/guide/algorithms.md) cuts its range: chunk sizes
 // measured in time, and splits made only when a thief asks and the work left pays for them.
 //
 // A loop runs its range [lo, hi) in chunks, left to right, on the worker that owns it. Between two
