@@ -12,8 +12,8 @@
 
 namespace slawbench {
 
-// What runs the instance: instance::run_serial, run_slaw, run_tbb or run_omp.
-enum class variant_kind { serial, slaw, tbb, omp };
+// What runs the instance: instance::run_serial, run_slaw, run_tbb, run_omp or run_pstl.
+enum class variant_kind { serial, slaw, tbb, omp, pstl };
 
 struct variant {
   std::string_view name;
@@ -27,6 +27,9 @@ struct variant {
   slaw::scheduler_kind scheduler = slaw::scheduler_kind::ws;
   // Runs the instance's locality version (instance::has_locality); kernels without one are skipped.
   bool locality = false;
+  // tbb and omp rows: runs the loop kernels' version with a hand-tuned chunk size (instance::run_tbb_grain,
+  // run_omp_dynamic); kernels without one are skipped.
+  bool tuned = false;
   // Environment defaults of the row's child process ("A=x B=y"), each unless the environment sets it.
   std::string_view child_env = {};
   // slaw rows: places and binding when neither SLAW_PLACES nor SLAW_DEPLOYMENT is set (the binding also
@@ -89,11 +92,30 @@ inline constexpr variant variant_table[] = {
      .default_bind = "close"},
     {.name = "tbb",
      .kind = variant_kind::tbb,
-     .what = "oneTBB: tbb::task_group inside a task_arena of --workers threads"},
+     .what = "oneTBB inside a task_arena of --workers threads: tbb::task_group (task kernels); parallel_for, "
+             "parallel_reduce, parallel_scan, parallel_sort with the default auto_partitioner (loop kernels)"},
+    {.name = "tbb-grain",
+     .kind = variant_kind::tbb,
+     .what = "oneTBB, loop kernels only: parallel_for / parallel_reduce / parallel_scan with simple_partitioner "
+             "and a grain tuned per kernel on a 2-core machine (the kernel's source says which), in a task_arena "
+             "of --workers threads",
+     .tuned = true},
     {.name = "omp",
      .kind = variant_kind::omp,
-     .what = "OpenMP (libgomp): task/taskwait inside parallel + single, omp_set_num_threads(--workers)",
+     .what = "OpenMP (the compiler's runtime: libgomp with GCC, libomp with clang), omp_set_num_threads(--workers): "
+             "task/taskwait inside parallel + single (task kernels); parallel for schedule(static), "
+             "reduction(+), reduction(inscan, +) with omp scan, libstdc++'s parallel-mode sort (loop kernels)",
      .env = "OMP_STACKSIZE OMP_WAIT_POLICY GOMP_SPINCOUNT OMP_PROC_BIND OMP_PLACES"},
+    {.name = "omp-dynamic",
+     .kind = variant_kind::omp,
+     .what = "OpenMP, loop kernels only: parallel for with schedule(dynamic, chunk) or guided, tuned per kernel on "
+             "a 2-core machine (the kernel's source says which); not the scan nor the sort",
+     .env = "OMP_STACKSIZE OMP_WAIT_POLICY GOMP_SPINCOUNT OMP_PROC_BIND OMP_PLACES",
+     .tuned = true},
+    {.name = "pstl",
+     .kind = variant_kind::pstl,
+     .what = "loop kernels only: std::execution::par algorithms of libstdc++'s parallel STL on its oneTBB "
+             "backend, called inside a task_arena of --workers threads"},
     {.name = "tbb-places",
      .kind = variant_kind::tbb,
      .what = "oneTBB, the kernel's locality version: parallel_for over the same blocks every iteration with "
