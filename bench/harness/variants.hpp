@@ -54,28 +54,32 @@ inline constexpr variant variant_table[] = {
      .what = "slaw, adaptive work stealing with every spawn work-first (SLAW_POLICY=wf)",
      .env = "SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES "
             "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD "
-            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME",
+            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME "
+            "SLAW_LOOP_CHUNK_NS SLAW_LOOP_SPLIT_NS",
      .policy = slaw::policy::mode::wf},
     {.name = "slaw-hf",
      .kind = variant_kind::slaw,
      .what = "slaw, adaptive work stealing with every spawn help-first (SLAW_POLICY=hf)",
      .env = "SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES "
             "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD "
-            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME",
+            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME "
+            "SLAW_LOOP_CHUNK_NS SLAW_LOOP_SPLIT_NS",
      .policy = slaw::policy::mode::hf},
     {.name = "slaw-dyn",
      .kind = variant_kind::slaw,
      .what = "slaw, adaptive work stealing choosing work- or help-first per spawn (ADP, SLAW_POLICY=dyn)",
      .env = "SLAW_S SLAW_F SLAW_INT SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT "
             "SLAW_DISPLAY_PLACES SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD "
-            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME",
+            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME "
+            "SLAW_LOOP_CHUNK_NS SLAW_LOOP_SPLIT_NS",
      .policy = slaw::policy::mode::dyn},
     {.name = "slaw-dfd",
      .kind = variant_kind::slaw,
      .what = "slaw, the space-efficient DFDeques(K) scheduler (SLAW_SCHEDULER=dfdeques), K from SLAW_K",
      .env = "SLAW_K SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES "
             "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD "
-            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME",
+            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME "
+            "SLAW_LOOP_CHUNK_NS SLAW_LOOP_SPLIT_NS",
      .scheduler = slaw::scheduler_kind::dfdeques},
     {.name = "slaw-places",
      .kind = variant_kind::slaw,
@@ -85,7 +89,8 @@ inline constexpr variant variant_table[] = {
              "when SLAW_TOPOLOGY is set or --workers exceeds the usable CPUs; SLAW_BIND wins)",
      .env = "SLAW_S SLAW_F SLAW_INT SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT "
             "SLAW_DISPLAY_PLACES SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD "
-            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME",
+            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME "
+            "SLAW_LOOP_CHUNK_NS SLAW_LOOP_SPLIT_NS",
      .policy = slaw::policy::mode::dyn,
      .locality = true,
      .default_places = "cores",
@@ -171,6 +176,10 @@ inline constexpr environment_variable environment[] = {
     {"SLAW_BETA", "A-Deque's beta, the weight of a queued entry in the desire (1 .. 1e6, default 2)"},
     {"SLAW_CORES", "cores the arbiter shares among the jobs (default: the affinity mask, capped by cpu.max)"},
     {"SLAW_ARBITER_NAME", "/NAME: the arbiter's shared-memory segment (default /slaw-arbiter-<euid>)"},
+    {"SLAW_LOOP_CHUNK_NS", "parallel loops (slaw/algorithm.hpp): a chunk's target duration between two looks at "
+                           "the clock and the split requests, in ns (default 4000)"},
+    {"SLAW_LOOP_SPLIT_NS", "parallel loops: the least estimated work each half of a split must hold, in ns "
+                           "(default 8000)"},
     {"OMP_STACKSIZE", "libgomp: the team threads' stack size (pdfs runs only when it fits the recursion)"},
     {"OMP_WAIT_POLICY", "libgomp: active (spin) or passive waiting of idle threads"},
     {"GOMP_SPINCOUNT", "libgomp: how long idle threads spin before sleeping"},
