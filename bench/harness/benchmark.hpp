@@ -9,6 +9,13 @@
 // `parallel` + `single`, with omp_set_num_threads already called); the locality rows (slaw-places,
 // tbb-places, omp-places) run the run_*_locality versions of the kernels that have them.
 // All variants use the same algorithm and the same cut-offs.
+//
+// Loop kernels (reduce, scan, foreach, psort, sor-loop, spmv-loop, fj-loop) are the parallel loops of
+// slaw/algorithm.hpp against the peers' loops: slaw's algorithm with no grain, oneTBB's parallel_* with
+// its default partitioner (run_tbb) and with simple_partitioner and a hand-tuned grain (run_tbb_grain,
+// the tbb-grain row), OpenMP's parallel for with schedule(static) (run_omp) and with a dynamic or
+// guided schedule (run_omp_dynamic, the omp-dynamic row), and std::execution::par (run_pstl, the pstl
+// row, inside the task_arena as the tbb rows). A kernel without a version for a row is not run for it.
 #pragma once
 
 #include <cstdint>
@@ -67,6 +74,13 @@ class instance {
   virtual void run_slaw_locality(slaw::runtime& rt) { run_slaw(rt); }
   virtual void run_tbb_locality(unsigned workers) { run_tbb(workers); }
   virtual void run_omp_locality(unsigned workers) { run_omp(workers); }
+  // Loop kernels' further peers (see above); each run inside what its row's kind sets up.
+  virtual bool has_tbb_grain() const { return false; }
+  virtual void run_tbb_grain(unsigned /*workers*/) {}
+  virtual bool has_omp_dynamic() const { return false; }
+  virtual void run_omp_dynamic(unsigned /*workers*/) {}
+  virtual bool has_pstl() const { return false; }
+  virtual void run_pstl(unsigned /*workers*/) {}
   virtual outcome check() = 0;  // the oracle for the last run
 };
 

@@ -57,6 +57,19 @@ long peak_rss_kb() {
   return -1;
 }
 
+// Whether the instance has a version for row `v` (a kernel without one is skipped for that row).
+bool has_version(const variant& v, const instance& inst) {
+  if (v.locality && !inst.has_locality()) return false;
+  switch (v.kind) {
+    case variant_kind::serial:
+    case variant_kind::slaw: return true;
+    case variant_kind::tbb: return inst.has_tbb() && (!v.tuned || inst.has_tbb_grain());
+    case variant_kind::omp: return inst.has_omp() && (!v.tuned || inst.has_omp_dynamic());
+    case variant_kind::pstl: return inst.has_pstl();
+  }
+  return false;
+}
+
 const benchmark* find_benchmark(const std::string& name) {
   for (const auto& b : registry())
     if (b.name == name) return &b;
@@ -84,8 +97,7 @@ int run_configuration(const options& o) {
     return 2;
   }
   const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if ((v.kind == variant_kind::tbb && !inst->has_tbb()) || (v.kind == variant_kind::omp && !inst->has_omp()) ||
-      (v.locality && !inst->has_locality())) {
+  if (!has_version(v, *inst)) {
     link.send("skip");
     return 0;
   }
@@ -115,6 +127,7 @@ int run_configuration(const options& o) {
       break;
     }
     case variant_kind::tbb:
+    case variant_kind::pstl:  // libstdc++'s parallel STL runs on oneTBB: in the same arena, to follow --workers
       tbb_limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, w);
       arena = std::make_unique<tbb::task_arena>(static_cast<int>(w));
       arena->execute([&] {
@@ -149,8 +162,19 @@ int run_configuration(const options& o) {
       switch (v.kind) {
         case variant_kind::serial: inst->run_serial(); break;
         case variant_kind::slaw: v.locality ? inst->run_slaw_locality(*rt) : inst->run_slaw(*rt); break;
-        case variant_kind::tbb: arena->execute([&] { v.locality ? inst->run_tbb_locality(w) : inst->run_tbb(w); }); break;
-        case variant_kind::omp: v.locality ? inst->run_omp_locality(w) : inst->run_omp(w); break;
+        case variant_kind::tbb:
+          arena->execute([&] {
+            if (v.locality) inst->run_tbb_locality(w);
+            else if (v.tuned) inst->run_tbb_grain(w);
+            else inst->run_tbb(w);
+          });
+          break;
+        case variant_kind::omp:
+          if (v.locality) inst->run_omp_locality(w);
+          else if (v.tuned) inst->run_omp_dynamic(w);
+          else inst->run_omp(w);
+          break;
+        case variant_kind::pstl: arena->execute([&] { inst->run_pstl(w); }); break;
       }
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       r.peak_rss_kb = peak_rss_kb();

@@ -57,6 +57,7 @@ const char* kind_name(variant_kind k) {
     case variant_kind::slaw: return "slaw";
     case variant_kind::tbb: return "tbb";
     case variant_kind::omp: return "omp";
+    case variant_kind::pstl: return "pstl";
   }
   return "?";
 }
@@ -160,7 +161,8 @@ std::string list_json() {
       << ",\"kind\":\"" << kind_name(v.kind) << "\",\"what\":" << quoted(std::string(v.what)) << ",\"env\":[";
     bool first_env = true;
     for (const auto& n : env_of(v)) o << (std::exchange(first_env, false) ? "" : ",") << quoted(n);
-    o << "],\"locality\":" << (v.locality ? "true" : "false") << ",\"child_env\":[";
+    o << "],\"locality\":" << (v.locality ? "true" : "false") << ",\"tuned\":" << (v.tuned ? "true" : "false")
+      << ",\"child_env\":[";
     std::istringstream defaults{std::string(v.child_env)};
     bool first_default = true;
     for (std::string kv; defaults >> kv;) o << (std::exchange(first_default, false) ? "" : ",") << quoted(kv);

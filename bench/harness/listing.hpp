@@ -5,8 +5,9 @@
 //   {"options": [{"name": "--bench", "alias": "", "value": "NAME[,NAME...]"}, ...],  (value "": a flag)
 //    "sizes": [{"name", "what"}],
 //    "benchmarks": [{"name", "what", "params": [{"key", "what", "values": {"test": V, "default": V, ...}}]}],
-//    "variants": [{"name", "kind", "what", "env": ["SLAW_S", ...], "locality": false,
+//    "variants": [{"name", "kind", "what", "env": ["SLAW_S", ...], "locality": false, "tuned": false,
 //                  "child_env": ["OMP_PLACES=cores", ...]}],   (locality: runs the kernels' locality versions;
+//                  tuned: the loop kernels' hand-tuned-chunk versions (tbb-grain, omp-dynamic);
 //                  child_env: the defaults its child process gets where the environment lacks them)
 //    "set_by_slaw_bench": ["SLAW_WORKERS", ...],
 //    "environment": [{"name", "what"}]}

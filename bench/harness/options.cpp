@@ -227,7 +227,7 @@ std::string help() {
          wrapped(o.help, col, 110) + "\n";
   }
   h += "\n" +
-       wrapped("Environment: the slaw variants read SLAW_* settings and the omp variant libgomp's OMP_* "
+       wrapped("Environment: the slaw variants read SLAW_* settings and the omp variants the OpenMP runtime's OMP_* "
                "(slaw-bench --list says which variant reads which); SLAW_WORKERS, SLAW_POLICY and "
                "SLAW_SCHEDULER are set by --workers and the variant.",
                0, 110) +

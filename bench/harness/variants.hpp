@@ -12,8 +12,8 @@
 
 namespace slawbench {
 
-// What runs the instance: instance::run_serial, run_slaw, run_tbb or run_omp.
-enum class variant_kind { serial, slaw, tbb, omp };
+// What runs the instance: instance::run_serial, run_slaw, run_tbb, run_omp or run_pstl.
+enum class variant_kind { serial, slaw, tbb, omp, pstl };
 
 struct variant {
   std::string_view name;
@@ -27,6 +27,9 @@ struct variant {
   slaw::scheduler_kind scheduler = slaw::scheduler_kind::ws;
   // Runs the instance's locality version (instance::has_locality); kernels without one are skipped.
   bool locality = false;
+  // tbb and omp rows: runs the loop kernels' version with a hand-tuned chunk size (instance::run_tbb_grain,
+  // run_omp_dynamic); kernels without one are skipped.
+  bool tuned = false;
   // Environment defaults of the row's child process ("A=x B=y"), each unless the environment sets it.
   std::string_view child_env = {};
   // slaw rows: places and binding when neither SLAW_PLACES nor SLAW_DEPLOYMENT is set (the binding also
@@ -51,28 +54,32 @@ inline constexpr variant variant_table[] = {
      .what = "slaw, adaptive work stealing with every spawn work-first (SLAW_POLICY=wf)",
      .env = "SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES "
             "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD "
-            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME",
+            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME "
+            "SLAW_LOOP_CHUNK_NS SLAW_LOOP_SPLIT_NS",
      .policy = slaw::policy::mode::wf},
     {.name = "slaw-hf",
      .kind = variant_kind::slaw,
      .what = "slaw, adaptive work stealing with every spawn help-first (SLAW_POLICY=hf)",
      .env = "SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES "
             "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD "
-            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME",
+            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME "
+            "SLAW_LOOP_CHUNK_NS SLAW_LOOP_SPLIT_NS",
      .policy = slaw::policy::mode::hf},
     {.name = "slaw-dyn",
      .kind = variant_kind::slaw,
      .what = "slaw, adaptive work stealing choosing work- or help-first per spawn (ADP, SLAW_POLICY=dyn)",
      .env = "SLAW_S SLAW_F SLAW_INT SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT "
             "SLAW_DISPLAY_PLACES SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD "
-            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME",
+            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME "
+            "SLAW_LOOP_CHUNK_NS SLAW_LOOP_SPLIT_NS",
      .policy = slaw::policy::mode::dyn},
     {.name = "slaw-dfd",
      .kind = variant_kind::slaw,
      .what = "slaw, the space-efficient DFDeques(K) scheduler (SLAW_SCHEDULER=dfdeques), K from SLAW_K",
      .env = "SLAW_K SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT SLAW_DISPLAY_PLACES "
             "SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD "
-            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME",
+            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME "
+            "SLAW_LOOP_CHUNK_NS SLAW_LOOP_SPLIT_NS",
      .scheduler = slaw::scheduler_kind::dfdeques},
     {.name = "slaw-places",
      .kind = variant_kind::slaw,
@@ -82,18 +89,38 @@ inline constexpr variant variant_table[] = {
              "when SLAW_TOPOLOGY is set or --workers exceeds the usable CPUs; SLAW_BIND wins)",
      .env = "SLAW_S SLAW_F SLAW_INT SLAW_STATS SLAW_TRACE SLAW_TRACE_EVENTS SLAW_PLACES SLAW_BIND SLAW_DEPLOYMENT "
             "SLAW_DISPLAY_PLACES SLAW_TOPOLOGY SLAW_REMOTE SLAW_IDLE_ORDER SLAW_MAILBOX SLAW_RECORD "
-            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME",
+            "SLAW_ARBITER SLAW_DESIRE SLAW_QUANTUM_MS SLAW_BETA SLAW_CORES SLAW_ARBITER_NAME "
+            "SLAW_LOOP_CHUNK_NS SLAW_LOOP_SPLIT_NS",
      .policy = slaw::policy::mode::dyn,
      .locality = true,
      .default_places = "cores",
      .default_bind = "close"},
     {.name = "tbb",
      .kind = variant_kind::tbb,
-     .what = "oneTBB: tbb::task_group inside a task_arena of --workers threads"},
+     .what = "oneTBB inside a task_arena of --workers threads: tbb::task_group (task kernels); parallel_for, "
+             "parallel_reduce, parallel_scan, parallel_sort with the default auto_partitioner (loop kernels)"},
+    {.name = "tbb-grain",
+     .kind = variant_kind::tbb,
+     .what = "oneTBB, loop kernels only: parallel_for / parallel_reduce / parallel_scan with simple_partitioner "
+             "and a grain tuned per kernel on a 2-core machine (the kernel's source says which), in a task_arena "
+             "of --workers threads",
+     .tuned = true},
     {.name = "omp",
      .kind = variant_kind::omp,
-     .what = "OpenMP (libgomp): task/taskwait inside parallel + single, omp_set_num_threads(--workers)",
+     .what = "OpenMP (the compiler's runtime: libgomp with GCC, libomp with clang), omp_set_num_threads(--workers): "
+             "task/taskwait inside parallel + single (task kernels); parallel for schedule(static), "
+             "reduction(+), reduction(inscan, +) with omp scan, libstdc++'s parallel-mode sort (loop kernels)",
      .env = "OMP_STACKSIZE OMP_WAIT_POLICY GOMP_SPINCOUNT OMP_PROC_BIND OMP_PLACES"},
+    {.name = "omp-dynamic",
+     .kind = variant_kind::omp,
+     .what = "OpenMP, loop kernels only: parallel for with schedule(dynamic, chunk) or guided, tuned per kernel on "
+             "a 2-core machine (the kernel's source says which); not the scan nor the sort",
+     .env = "OMP_STACKSIZE OMP_WAIT_POLICY GOMP_SPINCOUNT OMP_PROC_BIND OMP_PLACES",
+     .tuned = true},
+    {.name = "pstl",
+     .kind = variant_kind::pstl,
+     .what = "loop kernels only: std::execution::par algorithms of libstdc++'s parallel STL on its oneTBB "
+             "backend, called inside a task_arena of --workers threads"},
     {.name = "tbb-places",
      .kind = variant_kind::tbb,
      .what = "oneTBB, the kernel's locality version: parallel_for over the same blocks every iteration with "
@@ -149,6 +176,10 @@ inline constexpr environment_variable environment[] = {
     {"SLAW_BETA", "A-Deque's beta, the weight of a queued entry in the desire (1 .. 1e6, default 2)"},
     {"SLAW_CORES", "cores the arbiter shares among the jobs (default: the affinity mask, capped by cpu.max)"},
     {"SLAW_ARBITER_NAME", "/NAME: the arbiter's shared-memory segment (default /slaw-arbiter-<euid>)"},
+    {"SLAW_LOOP_CHUNK_NS", "parallel loops (slaw/algorithm.hpp): a chunk's target duration between two looks at "
+                           "the clock and the split requests, in ns (default 4000)"},
+    {"SLAW_LOOP_SPLIT_NS", "parallel loops: the least estimated work each half of a split must hold, in ns "
+                           "(default 8000)"},
     {"OMP_STACKSIZE", "libgomp: the team threads' stack size (pdfs runs only when it fits the recursion)"},
     {"OMP_WAIT_POLICY", "libgomp: active (spin) or passive waiting of idle threads"},
     {"GOMP_SPINCOUNT", "libgomp: how long idle threads spin before sleeping"},

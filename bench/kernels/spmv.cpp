@@ -11,6 +11,13 @@
 // rows): the same rows to the same place or thread every iteration: slaw sends rows [p*rows/P,
 // (p+1)*rows/P) to place p (slaw::at) and recurses inside it as above; OpenMP (schedule(static)) and
 // oneTBB (one affinity_partitioner) loop over the 256-row leaves.
+// Loop version (benchmark spmv-loop): each product one parallel loop over the rows, y[i] = (A x)_i
+// written directly (slaw::for_each_index, no grain; oneTBB parallel_for; OpenMP `omp for` inside one
+// parallel region; std::for_each(par) over the rows' indices), with no leaves and no scratch buffers; the
+// serial elision loops over the rows. The row's dot product is the same inline function in every
+// variant, summed in the reference's order. omp-dynamic uses schedule(guided, chunk): rows cost about
+// the same (1 to 9 nonzeros), so a dynamic schedule only helps against interference, which guided's
+// shrinking chunks absorb with fewer dispatches than a fixed chunk.
 // Input: a random graph from std::mt19937_64 with a fixed seed: row i holds the diagonal plus 0..8
 // (uniform) columns drawn uniformly, sorted, duplicates merged (about 5 nonzeros a row); the weights are
 // uniform in [0.5, 1) and each row is scaled to sum to 1 (a random walk's transition matrix), so the
@@ -35,6 +42,7 @@
 #include <tbb/task_group.h>
 
 #include "harness/benchmark.hpp"
+#include "harness/loop_peers.hpp"
 #include "slaw/memory.hpp"
 
 namespace {
@@ -59,6 +67,16 @@ struct csr {
     for (long e = rp[i]; e < rp[i + 1]; ++e) s += v[e] * x[c[e]];
     out[i - lo] = s;
   }
+}
+
+// (A x)_i, summed as spmv_rows sums it; inlined into each variant's loop (spmv-loop).
+inline double row_dot(const csr& A, const double* __restrict x, long i) {
+  const long* rp = A.rowptr.data();
+  const int* c = A.col.data();
+  const double* v = A.val.data();
+  double s = 0.0;
+  for (long e = rp[i]; e < rp[i + 1]; ++e) s += v[e] * x[c[e]];
+  return s;
 }
 
 void leaf_heap(const csr& A, const double* x, double* y, long lo, long hi) {
@@ -242,11 +260,102 @@ class spmv_instance : public slawbench::instance {
     return {false, std::string(msg) + ", " + std::to_string(bad) + " entries off, worst at row " + std::to_string(worst)};
   }
 
- private:
+ protected:
   tbb::affinity_partitioner affinity_;  // kept across repetitions, as an application keeps it across sweeps
   long iters_;
   csr A_;
   std::vector<double> x0_, v0_, v1_, ref_;
+};
+
+// ---- spmv-loop: each product one parallel loop over the rows ----
+
+// The peers' hand-tuned chunks, tuned at --size default with 2 workers on the 2-core machine of
+// bench/results/loops/: each candidate side by side with the default row (tbb, omp) in one run, 5
+// repetitions, 1 to 4 runs each; the ratios below are candidate / default row. Other work shared the
+// machine (load 3 to 8), so differences under about 10 % are noise.
+// A product is 30000 rows of about 20 ns.
+// tbb-grain: simple_partitioner chunks of [grain/2, grain] rows. Tried 64 (0.95-1.22), 256 (1.03, one
+// run), 512 (0.89-1.13), 1024 (0.83, one run), 2048 (1.12, one run), 4096 (0.96-1.16), 16384 (0.93-1.00).
+// Kept 1024, the fastest run; about 30 pieces of 10 to 20 µs per product.
+constexpr long loop_tbb_grain = 1024;
+// omp-dynamic: schedule(guided, chunk) rows, chunks of at least this many. Tried 16 (0.89-1.00), 64 (1.22,
+// one run), 128 (1.00, one run), 256 (0.88-1.10), 512 (0.94, one run), 2048 (0.99-1.13), 8192
+// (1.03-1.21). Kept 256: ahead of the static schedule in two of its four runs by over 10 %.
+constexpr long loop_omp_chunk = 256;
+
+slaw::task<> spmv_loop_slaw(const csr* A, double* x, double* y, long iters) {
+  for (long it = 0; it < iters; ++it) {
+    co_await slaw::for_each_index(0L, A->rows, [A, x, y](long i) { y[i] = row_dot(*A, x, i); });
+    std::swap(x, y);
+  }
+}
+
+// The same matrix, vectors and oracle as spmv; the variants' loops replace the leaves.
+class spmv_loop_instance : public spmv_instance {
+ public:
+  explicit spmv_loop_instance(const slawbench::params& p) : spmv_instance(p), rows_(slawbench::index_vector(A_.rows)) {}
+  void run_serial() override {
+    double *x = v0_.data(), *y = v1_.data();
+    for (long it = 0; it < iters_; ++it) {
+      for (long i = 0; i < A_.rows; ++i) y[i] = row_dot(A_, x, i);
+      std::swap(x, y);
+    }
+  }
+  void run_slaw(slaw::runtime& rt) override { rt.run(spmv_loop_slaw(&A_, v0_.data(), v1_.data(), iters_)); }
+  void run_tbb(unsigned) override { tbb_loop(tbb::auto_partitioner(), 1); }
+  bool has_tbb_grain() const override { return true; }
+  void run_tbb_grain(unsigned) override { tbb_loop(tbb::simple_partitioner(), loop_tbb_grain); }
+  void run_omp(unsigned) override {
+    const csr& A = A_;
+    const long rows = A_.rows;
+    double *x = v0_.data(), *y = v1_.data();
+#pragma omp parallel firstprivate(x, y)
+    for (long it = 0; it < iters_; ++it) {
+#pragma omp for schedule(static)
+      for (long i = 0; i < rows; ++i) y[i] = row_dot(A, x, i);
+      std::swap(x, y);
+    }
+  }
+  bool has_omp_dynamic() const override { return true; }
+  void run_omp_dynamic(unsigned) override {
+    const csr& A = A_;
+    const long rows = A_.rows, chunk = loop_omp_chunk;
+    double *x = v0_.data(), *y = v1_.data();
+#pragma omp parallel firstprivate(x, y)
+    for (long it = 0; it < iters_; ++it) {
+#pragma omp for schedule(guided, chunk)
+      for (long i = 0; i < rows; ++i) y[i] = row_dot(A, x, i);
+      std::swap(x, y);
+    }
+  }
+  bool has_pstl() const override { return true; }
+  void run_pstl(unsigned) override {
+    const csr* A = &A_;
+    double *x = v0_.data(), *y = v1_.data();
+    for (long it = 0; it < iters_; ++it) {
+      std::for_each(std::execution::par, rows_.begin(), rows_.end(), [A, x, y](long i) { y[i] = row_dot(*A, x, i); });
+      std::swap(x, y);
+    }
+  }
+  bool has_locality() const override { return false; }
+
+ private:
+  template <class Partitioner>
+  void tbb_loop(const Partitioner& part, long grain) {
+    const csr* A = &A_;
+    double *x = v0_.data(), *y = v1_.data();
+    for (long it = 0; it < iters_; ++it) {
+      tbb::parallel_for(
+          tbb::blocked_range<long>(0, A_.rows, static_cast<std::size_t>(grain)),
+          [A, x, y](const tbb::blocked_range<long>& r) {
+            for (long i = r.begin(); i < r.end(); ++i) y[i] = row_dot(*A, x, i);
+          },
+          part);
+      std::swap(x, y);
+    }
+  }
+
+  std::vector<long> rows_;  // the pstl row's indices
 };
 
 SLAW_BENCHMARK(slawbench::benchmark{
@@ -256,6 +365,17 @@ SLAW_BENCHMARK(slawbench::benchmark{
     {{"rows", "30000"}, {"iters", "1000"}},
     {{"rows", "300000"}, {"iters", "50"}},
     [](const slawbench::params& p) { return std::make_unique<spmv_instance>(p); },
+    {{"rows", "the matrix's rows (about 5 nonzeros each), in [1, 2^26]"},
+     {"iters", "products y = A x per run, in [1, 10^6]"}}});
+
+SLAW_BENCHMARK(slawbench::benchmark{
+    "spmv-loop",
+    "repeated sparse y = A x (CSR, ~5 nonzeros a row) as one parallel loop over the rows per product "
+    "(slaw::for_each_index, parallel_for, omp for, std::for_each(par))",
+    {{"rows", "2000"}, {"iters", "5"}},
+    {{"rows", "30000"}, {"iters", "1000"}},
+    {{"rows", "300000"}, {"iters", "50"}},
+    [](const slawbench::params& p) { return std::make_unique<spmv_loop_instance>(p); },
     {{"rows", "the matrix's rows (about 5 nonzeros each), in [1, 2^26]"},
      {"iters", "products y = A x per run, in [1, 10^6]"}}});
 

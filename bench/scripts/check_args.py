@@ -11,7 +11,8 @@ import subprocess
 import sys
 
 WORKERS = "a comma-separated list of integers in [1, 4096], each at most once"
-VARIANTS = "serial, slaw-wf, slaw-hf, slaw-dyn, slaw-dfd, slaw-places, tbb, omp, tbb-places, omp-places"
+VARIANTS = ("serial, slaw-wf, slaw-hf, slaw-dyn, slaw-dfd, slaw-places, tbb, tbb-grain, omp, omp-dynamic, pstl, tbb-places, "
+            "omp-places")
 BENCHES = "barneshut, densemm, fft, fib"  # the start of the list is enough
 
 # name: (arguments, fragments the message must contain)

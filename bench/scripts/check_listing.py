@@ -65,6 +65,8 @@ SAMPLE_SETTINGS = {
     "SLAW_BETA": {"SLAW_BETA": "3", "SLAW_ARBITER_NAME": "/slaw-check-listing"},
     "SLAW_CORES": {"SLAW_CORES": "2", "SLAW_ARBITER_NAME": "/slaw-check-listing"},
     "SLAW_ARBITER_NAME": {"SLAW_ARBITER_NAME": "/slaw-check-listing"},
+    "SLAW_LOOP_CHUNK_NS": {"SLAW_LOOP_CHUNK_NS": "2000"},
+    "SLAW_LOOP_SPLIT_NS": {"SLAW_LOOP_SPLIT_NS": "16000"},
 }
 
 

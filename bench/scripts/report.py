@@ -4,8 +4,13 @@
 usage: bench/scripts/report.py RESULTS.json [--md OUT.md] [--plots DIR]
 
 Per benchmark: Ts (serial median), then for each variant T1/Ts (work overhead on 1 worker) and Ts/T2
-(speedup over the serial elision on 2 workers), and slaw-dyn against the best peer (oneTBB or OpenMP)
-as best_peer_time / slaw_dyn_time at 1 and 2 workers (> 1 means slaw-dyn is faster). A second table
+(speedup over the serial elision on 2 workers), and slaw-dyn against the best peer as
+best_peer_time / slaw_dyn_time at 1 and 2 workers (> 1 means slaw-dyn is faster), with the peer's name.
+The peers are every non-slaw row the benchmark ran: tbb and omp, and for the loop kernels (reduce, scan,
+foreach, psort, sor-loop, spmv-loop, fj-loop) also tbb-grain, omp-dynamic and pstl. Only the variants
+the file has runs of get columns, so that an older file without the loop kernels' rows gives the table
+it gave before. A loop-splits table gives, for the slaw rows' runs that split a parallel loop, the
+runtime's loop_splits counter (the last repetition's). A second table
 gives memory at 2 workers: slaw's process-wide peak of frames + user memory for the slaw variants, and
 the peak RSS of every variant. A third, the space comparison, gives the peak RSS of uts and pdfs per
 variant at 1 and 2 workers next to the serial elision's. A fourth, when the file has locality rows
@@ -25,7 +30,11 @@ import json
 import os
 import sys
 
-VARIANTS = ["slaw-wf", "slaw-hf", "slaw-dyn", "slaw-dfd", "tbb", "omp"]
+ALL_VARIANTS = ["slaw-wf", "slaw-hf", "slaw-dyn", "slaw-dfd", "tbb", "tbb-grain", "omp", "omp-dynamic", "pstl"]
+# The rows slaw-dyn is compared with (each where the benchmark has it).
+PEERS = ["tbb", "tbb-grain", "omp", "omp-dynamic", "pstl"]
+# The variants of the tables: those of ALL_VARIANTS the file has runs of (set by main).
+VARIANTS = list(ALL_VARIANTS)
 # The locality rows and the plain row each is compared with.
 LOCALITY = [("slaw-places", "slaw-dyn"), ("tbb-places", "tbb"), ("omp-places", "omp")]
 
@@ -81,8 +90,10 @@ def rows(table):
             row[v + " Ts/T2"] = ts / t2 if t2 and ts else None
         for w in (1, 2):
             dyn = t.get(("slaw-dyn", w))
-            peers = [t[(p, w)] for p in ("tbb", "omp") if (p, w) in t]
-            row[f"dyn vs best peer w={w}"] = min(peers) / dyn if dyn and peers else None
+            peers = [(t[(p, w)], p) for p in PEERS if t.get((p, w))]
+            best = min(peers) if peers else None
+            row[f"dyn vs best peer w={w}"] = best[0] / dyn if dyn and best else None
+            row[f"best peer w={w}"] = best[1] if best else None
         out.append(row)
     return out
 
@@ -92,8 +103,30 @@ def markdown(rs):
         "dyn vs best peer w=1", "dyn vs best peer w=2"]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in rs:
-        cells = [r["bench"], fmt(r["Ts"], 4) + " s"] + [fmt(r[c]) for c in cols[2:]]
+        cells = [r["bench"], fmt(r["Ts"], 4) + " s"] + [fmt(r[c]) for c in cols[2:-2]]
+        for w in (1, 2):
+            x = r[f"dyn vs best peer w={w}"]
+            cells.append(fmt(x) + (f" ({r[f'best peer w={w}']})" if x is not None else ""))
         lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def splits_markdown(runs):
+    """The loop_splits counter of the slaw rows' runs that split a loop (the last repetition's)."""
+    splits = {}
+    for r in runs:
+        n = ((r.get("counters") or {}).get("total") or {}).get("loop_splits")
+        if n and r["variant"].startswith("slaw"):
+            splits.setdefault(r["bench"], {})[(r["variant"], r["workers"])] = n
+    if not splits:
+        return ""
+    keys = sorted({k for s in splits.values() for k in s}, key=lambda k: (k[1], ALL_VARIANTS.index(k[0])
+                                                                         if k[0] in ALL_VARIANTS else 99, k[0]))
+    cols = ["bench"] + [f"{v} w={w}" for v, w in keys]
+    lines = ["Loop splits per run (the slaw runtime's loop_splits counter, last repetition)", "",
+             "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for bench in sorted(splits):
+        lines.append("| " + " | ".join([bench] + [str(splits[bench].get(k, "—")) for k in keys]) + " |")
     return "\n".join(lines)
 
 
@@ -202,8 +235,13 @@ def main():
     a = ap.parse_args()
     data = load(a.results)
     table, memory, failed = index(data.get("runs", []))
+    ran = {v for t in table.values() for (v, _) in t}
+    VARIANTS[:] = [v for v in ALL_VARIANTS if v in ran]
     rs = rows(table)
     md = markdown(rs) + "\n\n" + memory_markdown(memory)
+    splits = splits_markdown(data.get("runs", []))
+    if splits:
+        md += "\n\n" + splits
     space = space_markdown(memory)
     if space:
         md += "\n\n" + space
