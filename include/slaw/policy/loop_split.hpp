@@ -8,7 +8,8 @@
 //   * a thief asked this worker for work (it found its deques empty: split_deque's want_split), and
 //     nothing of this worker is stealable already, and
 //   * each half of what is left holds at least `split_ns` of work, estimated from the last chunk's time
-//     per iteration.
+//     per iteration, once a chunk has lasted at least a quarter of `chunk_ns` (a shorter one times the
+//     clock more than the iterations).
 // Splitting is lazy binary splitting (Tzannes, Caragea, Barua, Vishkin, PPoPP 2010) driven by the
 // thieves' requests instead of by the deque's emptiness alone, with a floor in time instead of in
 // iterations: a loop that no thief asks for runs as one serial loop (T1 = Ts), and a loop whose whole
@@ -17,7 +18,7 @@
 // A split is a spawn like any other: ADP chooses work-first or help-first for it, and the half it
 // hands over is the spawned child or the stolen continuation, whichever the policy leaves stealable.
 //
-// Pure arithmetic over plain numbers, shared with the simulator.
+// Pure arithmetic over plain numbers, unit-tested without threads (tests/policy/test_loop_split.cpp).
 #pragma once
 
 #include <cstdint>
@@ -45,6 +46,10 @@ constexpr std::uint64_t next_chunk(const loop_params& p, std::uint64_t n, std::u
 constexpr bool should_split(const loop_params& p, std::uint64_t left, std::uint64_t n, std::uint64_t ns,
                             std::uint64_t floor) noexcept {
   if (left < 2 * floor || left < 2 || n == 0) return false;
+  // A chunk much shorter than its target measures the clock reading and the cold start more than the
+  // iterations (a first chunk of one 2 ns iteration takes about 30 ns): no rate from it. Without this,
+  // a 2 µs loop of tiny iterations was split at its first chunks whenever a thief asked.
+  if (4 * ns < p.chunk_ns) return false;
   // (left / 2) * ns / n >= split_ns, in floating point: left * ns may exceed 64 bits.
   return static_cast<double>(left / 2) * static_cast<double>(ns) >= static_cast<double>(p.split_ns) * static_cast<double>(n);
 }
