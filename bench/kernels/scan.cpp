@@ -6,8 +6,8 @@
 // Algorithm: the serial elision is std::inclusive_scan. oneTBB: parallel_scan's functional form (a
 // pre-scan pass that only sums, a final pass that writes). OpenMP: `parallel for reduction(inscan, +: s)`
 // with `#pragma omp scan inclusive(s)`, without a schedule clause (GCC rejects one beside an inscan
-// reduction; both runtimes then use the static schedule), over blocks of 2^16 elements (one parallel
-// region each, about 1500 at the default size) because of the stack temporary noted at run_omp. No
+// reduction; both runtimes then use the static schedule), over blocks of 2^18 elements (one parallel
+// region each, about 380 at the default size) because of the stack temporary noted at run_omp. No
 // omp-dynamic row: an inscan reduction allows no schedule clause.
 // Input: n values from splitmix64 with a fixed seed: doubles uniform in [0, 1), or integers in
 // [0, 2^20) (sums below 2^63 for any n the parameter accepts). A run only reads them; reset() fills the
@@ -43,7 +43,7 @@ namespace {
 // 5x10^7 (0.71, one run: two pieces, the right one scanned twice). Kept 10^5, ahead of the default
 // partitioner in all three of its runs.
 constexpr long tbb_grain = 100000;
-constexpr long omp_block = 1L << 16;  // elements per OpenMP inscan region (see run_omp)
+constexpr long omp_block = 1L << 18;  // elements per OpenMP inscan region (see run_omp)
 
 template <class T>
 class scan_instance : public slawbench::instance {
@@ -70,17 +70,18 @@ class scan_instance : public slawbench::instance {
     const T* x = x_.data();
     T* y = y_.data();
     const long n = static_cast<long>(x_.size());
-    // In blocks: clang's libomp lowering keeps a temporary of one element per iteration on the stack,
-    // which overflows an 8 MiB stack past about 10^6 doubles. A block's scan starts from the carry.
+    // In blocks: clang's lowering keeps a temporary of one element per iteration on the stack, which
+    // overflows an 8 MiB stack past about 10^6 doubles. The carry of the blocks before is added as each
+    // output is written (an inscan variable's private copies start from 0).
     T carry = 0;
     for (long b = 0; b < n; b += omp_block) {
       const long e = std::min(n, b + omp_block);
-      T s = carry;
+      T s = 0;
 #pragma omp parallel for reduction(inscan, + : s)
       for (long i = b; i < e; ++i) {
         s += x[i];
 #pragma omp scan inclusive(s)
-        y[i] = s;
+        y[i] = carry + s;
       }
       carry = y[e - 1];
     }
