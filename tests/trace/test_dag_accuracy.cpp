@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/fib.hpp"
 #include "dag/dag_reader.hpp"
 #include "dag/dag_work_span.hpp"
 #include "dag/dag_writer.hpp"
@@ -42,15 +43,7 @@
 
 namespace {
 
-slaw::task<long> fib(int n) {
-  if (n < 2) co_return n;
-  long a = 0;
-  auto f = co_await slaw::start_finish();
-  co_await slaw::async(&a, fib, n - 1);
-  long b = co_await fib(n - 2);
-  co_await slaw::end_finish(f);
-  co_return a + b;
-}
+using slaw_test::fib;
 
 struct removed_file {
   std::string path;

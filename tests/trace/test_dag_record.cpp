@@ -21,6 +21,7 @@
 
 #include "dag/dag_reader.hpp"
 #include "slaw/slaw.hpp"
+#include "../support/fib.hpp"
 #include "../random/check.hpp"
 #include "../random/objects.hpp"
 #include "../random/oracle.hpp"
@@ -85,15 +86,7 @@ std::vector<setup> setups() {
   return out;
 }
 
-slaw::task<long> fib(int n) {
-  if (n < 2) co_return n;
-  long a = 0;
-  auto f = co_await slaw::start_finish();
-  co_await slaw::async(&a, fib, n - 1);
-  long b = co_await fib(n - 2);
-  co_await slaw::end_finish(f);
-  co_return a + b;
-}
+using slaw_test::fib;
 
 // Walks the recorded tree from `task` as fib(n) and checks every task's events; returns the tasks seen.
 std::uint64_t check_fib(const slaw::dag::dag_file& f, std::uint64_t task, int n, std::string& bad) {

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/fib.hpp"
 #include "dag/dag_reader.hpp"
 #include "slaw/slaw.hpp"
 
@@ -39,15 +40,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-slaw::task<long> fib(int n) {
-  if (n < 2) co_return n;
-  long a = 0;
-  auto f = co_await slaw::start_finish();
-  co_await slaw::async(&a, fib, n - 1);
-  long b = co_await fib(n - 2);
-  co_await slaw::end_finish(f);
-  co_return a + b;
-}
+using slaw_test::fib;
 
 // One of the three outputs: how a config names it, and whether bytes are what it writes.
 struct output {
