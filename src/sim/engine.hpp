@@ -17,6 +17,11 @@
 // Several jobs (simulate_jobs; sharing.hpp, engine_sharing.cpp): each job is one runtime with its own
 // workers, idle routine and scheduler, in the same event queue; an arbiter event at every quantum
 // boundary sets each job's allotment, and the job parks or wakes workers to match it.
+//
+// The class's members are defined by mechanism: engine.cpp (construction, the event loop, records,
+// memory, totals), engine_tasks.cpp (a running task's operations, the finish protocol),
+// engine_quota.cpp (DFDeques' quota: reservations, give-ups), engine_idle.cpp (the idle routine),
+// engine_sharing.cpp (several jobs).
 #pragma once
 
 #include <cstdint>
