@@ -83,9 +83,10 @@ time_ps engine::find_work(worker& w) {
   }
   if (own != none) {
     begin_strand(w);
-    w.c.busy += c_.take + mugging;
+    const time_ps line = touch(w.dq, w, mugging);  // its deques' words, which thieves may have touched
+    w.c.busy += c_.take + mugging + line;
     trace(w.index, 1000, own);
-    return now_ + c_.take + mugging + run_task(w, own);
+    return now_ + c_.take + mugging + line + run_task(w, own);
   }
   start_searching(w);
   return search(w);
@@ -136,7 +137,7 @@ time_ps engine::search(worker& w) {
     }
   }
   const probe_result r = J.sched->probe(w);
-  const time_ps probe = vary(w, c_.probe);
+  const time_ps probe = vary(w, c_.probe) + r.wait;  // wait: the victim's lines (contention.hpp)
   if (r.task != none) {
     w.round.reset();
     found_work(w);

@@ -88,7 +88,17 @@ time_ps engine::run_task(worker& w, task_id id) {
   w.cur = id;
   w.state = wstate::running;
   w.pending = fetch(id);
+  if (c_.mem_share > 0 && c_.mem_workers > 0) [[unlikely]] w.pending.work = bandwidth(w.pending.work);
   return w.pending.work;
+}
+
+// Every job's running workers share the machine's bandwidth; a scan, paid only when the model has a
+// memory-bound share.
+time_ps engine::bandwidth(time_ps work) const {
+  std::uint32_t busy = 0;
+  for (std::uint32_t i = 0; i < nworkers_; ++i) busy += w_[i].state == wstate::running;
+  const double slow = std::max(1.0, static_cast<double>(busy) / c_.mem_workers);
+  return static_cast<time_ps>(static_cast<double>(work) * (1.0 - c_.mem_share + c_.mem_share * slow));
 }
 
 void engine::begin_strand(worker& w) {
@@ -165,16 +175,17 @@ void engine::join_edge(const task& done) {
 time_ps engine::op_end_finish(worker& w, task_id id) {
   const finish_id g = tasks_[id].cur;
   finish& F = fins_[g];
+  const time_ps counter = touch(F.line, w);  // reads the count (and decrements it when it suspends)
   if (F.count == 1) {
     exit_finish(id, g);
-    return now_ + run_task(w, id);
+    return now_ + counter + run_task(w, id);
   }
   F.waiter = id;
   detach_bottom(w);  // before the release below: afterwards the waiter may run anywhere
   ++w.c.suspensions;
   w.cur = none;
-  w.c.busy += c_.suspend;
-  return end_unit(w, g, c_.suspend);
+  w.c.busy += c_.suspend + counter;
+  return end_unit(w, g, c_.suspend + counter);
 }
 
 time_ps engine::end_unit(worker& w, finish_id g, time_ps cost) {
@@ -220,19 +231,25 @@ time_ps engine::op_spawn(worker& w, task_id id, const step& s) {
   if (d.policy == policy::spawn_policy::hf) {
     c.kind = task_kind::queued;
     ++fins_[c.join].count;
+    time_ps lines = touch(fins_[c.join].line, w);  // the count, which thieves' arrivals take away
+    lines += touch(w.dq, w, lines);                 // the push: the split request thieves may have set
     if (w.fresh.push(make_entry(cid))) on_exposed(w);
     ++w.c.spawns_hf;
     w.c.max_fresh = std::max<std::uint64_t>(w.c.max_fresh, w.fresh.size_estimate());
-    w.c.busy += c_.spawn_hf;
-    return now_ + c_.spawn_hf + run_task(w, id);
+    w.c.busy += c_.spawn_hf + lines;
+    return now_ + c_.spawn_hf + lines + run_task(w, id);
   }
   if (w.quota.preempt_pending()) return give_up_at_spawn(w, id, cid);
+  // The push reads the split request (and exposes at a thief's request): the deque's line comes back
+  // from the last thief that probed it. The entry is visible from now on, so a thief probing before
+  // the child returns can take the continuation: the window this transfer lengthens.
+  const time_ps line = touch(w.dq, w);
   if (w.pre.push(make_entry(cid))) on_exposed(w);
   ++w.c.spawns_wf;
   const auto after = static_cast<std::int32_t>(w.pre.head() - w.base);
   if (after > 0) w.c.max_wf_depth = std::max<std::uint64_t>(w.c.max_wf_depth, static_cast<std::uint64_t>(after));
-  w.c.busy += c_.spawn_wf;
-  return now_ + c_.spawn_wf + run_task(w, cid);
+  w.c.busy += c_.spawn_wf + line;
+  return now_ + c_.spawn_wf + line + run_task(w, cid);
 }
 
 time_ps engine::op_call(worker& w, task_id id, const step& s) {
@@ -270,40 +287,44 @@ time_ps engine::op_ret(worker& w, task_id id) {
 time_ps engine::complete_spawned(worker& w, task_id id) {
   const entry me = make_entry(id);
   bool mine = false;
+  time_ps shared = 0;
   if (w.pre.private_bottom_is(me)) {
     w.pre.drop_private_bottom();
     mine = true;
   } else if (w.pre.private_empty()) {
     entry got = no_entry;
     const std::uint32_t head_before = w.pre.head();
+    shared = touch(w.dq, w);  // a CAS on the shared indices, which thieves read
     if (w.pre.pop_shared(me, got) == sim_deque::shared_pop::got) {
       if (w.pre.head() == head_before) ++w.base;  // taken by advancing tail: keep depth = head - base
       mine = true;
     }
   }
-  if (!mine) return complete_queued(w, id);  // detached: end the unit it was counted as
+  if (!mine) return complete_queued(w, id, shared);  // detached: end the unit it was counted as
   const task& t = tasks_[id];
   join_edge(t);
   const task_id p = t.parent;
   release_task(id);
-  return now_ + run_task(w, p);
+  w.c.busy += shared;
+  return now_ + shared + run_task(w, p);
 }
 
 // worker::complete_queued: a counted unit ends.
-time_ps engine::complete_queued(worker& w, task_id id) {
+time_ps engine::complete_queued(worker& w, task_id id, time_ps before) {
   const task& t = tasks_[id];
   join_edge(t);
   const finish_id g = t.join;
   const bool root = t.parent == none;
   release_task(id);
   ++w.c.arrivals;
-  w.c.busy += c_.arrive;
-  w.cur = none;
   finish& F = fins_[g];
-  if (F.count == 1 || root) return end_unit(w, g, c_.arrive);
+  const time_ps cost = before + c_.arrive + touch(F.line, w, before);  // the decrement moves the counter's line
+  w.c.busy += cost;
+  w.cur = none;
+  if (F.count == 1 || root) return end_unit(w, g, cost);
   --F.count;
   ++w.c.context_switches;
-  return go_idle(w, c_.arrive);
+  return go_idle(w, cost);
 }
 
 // worker::detach_bottom: the chain stops here; its innermost work-first child, if its entry is still
