@@ -145,6 +145,7 @@ time_ps engine::op_start_finish(worker& w, task_id id) {
   F.job = t.job;
   F.span = t.span;
   F.bspan = t.bspan;
+  F.line.holder = w.index;  // made in the opener's cache
   t.cur = g;
   advance(t, c_.finish);
   ++w.c.finishes;
