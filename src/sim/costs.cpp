@@ -38,6 +38,9 @@ const field fields[] = {
     {"wake_call", &costs::wake_call, "ns: what waking a sleeper costs the waker"},
     {"jitter", &costs::jitter, "fraction in [0, 1): probe, spin and steal costs vary uniformly by it"},
     {"dfd_lock", &costs::dfd_lock, "ns: DFDeques' list R is locked this long per steal attempt or give-up"},
+    {"line", &costs::line, "ns: one cache line's transfer between cores (contended lines: deques, finish counters, R's lock)"},
+    {"mem_share", &costs::mem_share, "fraction in [0, 1]: the share of each strand limited by memory bandwidth"},
+    {"mem_workers", &costs::mem_workers, "workers' worth of memory bandwidth for that share (0: unlimited)"},
     {"burden_cycles", &costs::burden_cycles, "cycles: Cilkscale's burden per spawn (burdened span)"},
     {"ghz", &costs::ghz, "GHz (> 0): clock rate turning burden_cycles into time"},
 };
@@ -76,6 +79,7 @@ void costs::set(const std::string& key, const std::string& value) {
     if ((key == "probe" || key == "ghz") && v <= 0)
       throw std::invalid_argument("cost '" + key + "': must be > 0 (an idle worker's search must take time)");
     if (key == "jitter" && v >= 1) throw std::invalid_argument("cost 'jitter': '" + value + "' must be in [0, 1)");
+    if (key == "mem_share" && v > 1) throw std::invalid_argument("cost 'mem_share': '" + value + "' must be in [0, 1]");
     this->*f.member = v;
     return;
   }
@@ -110,7 +114,7 @@ costs costs::named(const std::string& name) {
   if (name == "unit") {
     c.call = c.spawn_wf = c.spawn_hf = c.take = c.arrive = c.suspend = c.finish = 0;
     c.probe = 1;
-    c.steal = c.victim = c.spin = c.park = c.wake = c.wake_call = c.dfd_lock = c.jitter = 0;
+    c.steal = c.victim = c.spin = c.park = c.wake = c.wake_call = c.dfd_lock = c.jitter = c.line = 0;
     c.burden_cycles = 1;
     c.ghz = 1;
     return c;
@@ -179,6 +183,9 @@ cost_ps::cost_ps(const costs& c)
       wake_call(from_ns(c.wake_call)),
       dfd_lock(from_ns(c.dfd_lock)),
       burden(from_ns(c.burden_ns())),
-      jitter(c.jitter) {}
+      line(from_ns(c.line)),
+      jitter(c.jitter),
+      mem_share(c.mem_share),
+      mem_workers(c.mem_workers) {}
 
 }  // namespace slaw::sim

@@ -41,6 +41,15 @@ struct costs {
   double wake_call = 150.0;  // what waking a sleeper costs the waker (the futex_wake system call)
   double jitter = 0.5;    // probe, spin and steal costs vary uniformly by this fraction (seeded)
   double dfd_lock = 60.0;  // DFDeques: R's lock is held this long by a steal attempt or a give-up
+  // Contention (contention.hpp): one cache line's transfer between two cores. Paid by whoever touches
+  // a line another worker touched last (a victim's deque line, a finish counter, R's lock), after
+  // waiting for the accesses queued before it.
+  double line = 0.0;
+  // Memory bandwidth: the share of every strand that streams memory, and how many workers' worth of
+  // bandwidth the machine has for it; that share runs max(1, busy / mem_workers) times slower, busy
+  // being the workers running tasks when the strand starts (0: no limit).
+  double mem_share = 0.0;
+  double mem_workers = 0.0;
   // Cilkscale's burden (the burdened span, and the `burdened` model's steal cost).
   double burden_cycles = 15000.0;
   double ghz = 2.3;  // this machine's clock, to turn cycles into time
@@ -66,8 +75,8 @@ struct costs {
 // The costs in picoseconds, as the engine uses them.
 struct cost_ps {
   time_ps call, spawn_wf, spawn_hf, take, arrive, suspend, finish;
-  time_ps probe, steal, victim, spin, park, wake, wake_call, dfd_lock, burden;
-  double jitter;
+  time_ps probe, steal, victim, spin, park, wake, wake_call, dfd_lock, burden, line;
+  double jitter, mem_share, mem_workers;
   explicit cost_ps(const costs& c);
 };
 

@@ -17,6 +17,11 @@
 // Several jobs (simulate_jobs; sharing.hpp, engine_sharing.cpp): each job is one runtime with its own
 // workers, idle routine and scheduler, in the same event queue; an arbiter event at every quantum
 // boundary sets each job's allotment, and the job parks or wakes workers to match it.
+//
+// The class's members are defined by mechanism: engine.cpp (construction, the event loop, records,
+// memory, totals), engine_tasks.cpp (a running task's operations, the finish protocol),
+// engine_quota.cpp (DFDeques' quota: reservations, give-ups), engine_idle.cpp (the idle routine),
+// engine_sharing.cpp (several jobs).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +46,16 @@ namespace slaw::sim {
 
 enum class scheduler_kind : std::uint8_t { ws, dfdeques };
 
+// Changes to the runtime that the simulator can try before anyone makes them (--what-if; docs/
+// simulation.md, "What-ifs"). All off: the runtime as it is.
+struct what_if {
+  bool dfd_publish = false;       // a DFDeques thief publishes its next push after a steal, as ws's does
+  bool dfd_pick_present = false;  // DFDeques draws its victim among min(p, |R|) deques, not p positions
+  bool dfd_free_r = false;        // R without its lock: steals never serialise or fail on it
+  bool adp_start_wf = false;      // ADP starts each worker in work-first, not help-first
+  friend bool operator==(const what_if&, const what_if&) = default;
+};
+
 struct run_config {
   std::uint32_t workers = 1;  // 1 .. 1024 (several jobs: each job's)
   policy::mode mode = policy::mode::dyn;
@@ -50,6 +65,7 @@ struct run_config {
   std::uint64_t seed = 0;   // 0: the runtime's own per-worker seeds
   bool preempted_first = true;  // config::steal_preempted_first
   policy::idle_params idle;
+  what_if what;
   bool checks = false;  // verify the invariants while running (slower; tests)
   // Fast-forward the timed polls of an idle worker that cannot find work until another worker's next
   // event (engine::skip_quiet_polls); off only to test that it is exact.
@@ -131,6 +147,11 @@ class engine {
   task_id detach_entry(entry e);
   // A successful steal costs its victim (a running worker) this much of its next event.
   void penalize(worker& victim);
+  // `w` touches contended line `l` `after` the current time: the delay beyond that until it is done
+  // (contention.hpp; nothing when the model's line transfer is 0).
+  time_ps touch(contended_line& l, const worker& w, time_ps after = 0, time_ps hold = 0) noexcept {
+    return l.touch(now_ + after, w.index, c_.line, hold);
+  }
   void note_quota_used(worker& w, std::int64_t used);
   void trace(std::uint32_t w, std::uint32_t what, std::uint32_t id) noexcept;
   checker* checks() noexcept { return checks_.get(); }
@@ -160,7 +181,8 @@ class engine {
   time_ps op_alloc(worker& w, task_id id, std::int64_t bytes);
   time_ps op_free(worker& w, task_id id, std::int64_t bytes);
   time_ps complete_spawned(worker& w, task_id id);
-  time_ps complete_queued(worker& w, task_id id);
+  // `before`: what w spent on the task's return already (a shared pop that found it stolen).
+  time_ps complete_queued(worker& w, task_id id, time_ps before = 0);
   // Ends a counted unit of finish g; if it was the last, resumes the waiter on w (or ends the job).
   // `cost` is what w has spent already; returns the time to w's next event.
   time_ps end_unit(worker& w, finish_id g, time_ps cost);
@@ -171,6 +193,8 @@ class engine {
   // Makes `id` w's current task and fetches its next operation; returns that operation's work.
   time_ps run_task(worker& w, task_id id);
   step fetch(task_id id);
+  // The memory-bound share of a strand slowed down by the workers running now (costs::mem_share).
+  time_ps bandwidth(time_ps work) const;
   time_ps go_idle(worker& w, time_ps cost);
   void begin_strand(worker& w);
   task_id new_task(worker& w, task_id parent, const step& s, task_kind kind);

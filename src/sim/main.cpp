@@ -95,6 +95,7 @@ int run(const options& o) {
       cfg.quota = row.quota;
       cfg.seed = o.seed;
       cfg.preempted_first = o.preempted_first;
+      cfg.what = o.what;
       cfg.idle = o.idle;
       cfg.checks = o.checks;
       result_line l{&row, p, simulate(*src, o.c, cfg)};

@@ -91,7 +91,12 @@ std::string usage() {
       "                         KEY=VALUE lines\n"
       "  --cost KEY=VALUE       override one cost (repeatable; applied after --costs)\n"
       "  --S N, --F N, --INT N  ADP's stack bound, fresh-task bound, interval (defaults 256, 128, 64)\n"
+      "  --steal-threshold N    ADP: steals from a worker per interval above which it goes help-first;\n"
+      "                         default INT\n"
       "  --spin-rounds N        fruitless steal rounds before an idle worker sleeps; default 64\n"
+      "  --what-if LIST         runtime changes to try: dfd-publish (a DFDeques thief publishes its next\n"
+      "                         push), dfd-pick-present (victims among min(p, |R|) deques), dfd-free-r (no\n"
+      "                         lock on R), adp-start-wf (ADP starts in work-first)\n"
       "  --fresh-first          thieves try a victim's fresh deque before its preempted one\n"
       "  --checks               verify the runtime's invariants on every operation (slower)\n"
       "  --csv FILE             the results as Cilkscale's CSV (tag, work, span, parallelism, burdened\n"
@@ -110,6 +115,7 @@ options parse_options(int argc, char** argv) {
   std::vector<std::string> policies{"dyn"}, schedulers{"ws"};
   std::vector<std::uint64_t> quotas{50000};
   bool k_given = false;
+  std::int64_t threshold = -1;  // --steal-threshold, applied after --INT (which sets both)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -153,6 +159,18 @@ options parse_options(int argc, char** argv) {
     else if (a == "--INT") {
       o.adp.INT = static_cast<std::uint32_t>(bounded(a, value(), 1, 1u << 30));
       o.adp.steal_threshold = o.adp.INT;  // as SLAW_INT sets both
+    } else if (a == "--steal-threshold") {
+      threshold = static_cast<std::uint32_t>(bounded(a, value(), 0, 1u << 30));
+    } else if (a == "--what-if") {
+      for (const std::string& w : split(value(), ',')) {
+        if (w == "dfd-publish") o.what.dfd_publish = true;
+        else if (w == "dfd-pick-present") o.what.dfd_pick_present = true;
+        else if (w == "dfd-free-r") o.what.dfd_free_r = true;
+        else if (w == "adp-start-wf") o.what.adp_start_wf = true;
+        else
+          throw usage_error("--what-if: '" + w + "' is not a change; accepted: dfd-publish, dfd-pick-present, "
+                            "dfd-free-r, adp-start-wf");
+      }
     } else if (a == "--spin-rounds") o.idle.spin_rounds = static_cast<std::uint32_t>(bounded(a, value(), 1, 1u << 30));
     else if (a == "--fresh-first") o.preempted_first = false;
     else if (a == "--checks") o.checks = true;
@@ -163,6 +181,7 @@ options parse_options(int argc, char** argv) {
     else throw usage_error("unknown option '" + a + "' (see --help)");
   }
   if (o.help || o.list) return o;
+  if (threshold >= 0) o.adp.steal_threshold = static_cast<std::uint32_t>(threshold);
   sharing_options_done(o);
   if (o.gen.empty() && o.dag.empty() && o.jobs.empty())
     throw usage_error("--gen or --dag is required: a workload (see --list) or a recorded DAG file");

@@ -44,6 +44,7 @@ struct options {
   policy::adp_params adp;
   policy::idle_params idle;
   bool preempted_first = true;
+  what_if what;
   bool checks = false;
   std::string csv, detail, plot, python = "/usr/bin/python3";
   // Several jobs (--jobs; docs/simulation.md, "Several jobs"; parse_sharing_option in job_options.cpp).

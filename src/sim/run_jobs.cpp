@@ -20,6 +20,7 @@ int run_sharing(const options& o) {
     base.adp = o.adp;
     base.seed = o.seed;
     base.preempted_first = o.preempted_first;
+    base.what = o.what;
     base.idle = o.idle;
     double rate = 0;
     const std::vector<job_entry> plan = plan_jobs(o.job_list, p, o.c, base, &rate);

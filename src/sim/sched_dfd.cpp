@@ -3,6 +3,9 @@
 // deque, an ownerless one a list of entries taken from its bottom). One lock guards R: a steal attempt
 // that finds it held fails (try_lock), a give-up waits for it; each holds it `dfd_lock`. One instance
 // per job; R holds global worker indices, the per-worker arrays are indexed from the job's first.
+// The lock is a contended line (contention.hpp): every attempt's try_lock is a read-modify-write that
+// moves it, so k thieves hammering R queue for it, and the holder's unlock fetches it back once others
+// touched it. What-ifs (run_config::what): dfd_publish, dfd_pick_present, dfd_free_r.
 #include <cassert>
 #include <limits>
 
@@ -43,14 +46,25 @@ class dfd_scheduler final : public sim_scheduler {
     ++thief.c.probes;
     const std::uint64_t random = thief.next_random();  // drawn before the lock, as dfdeques::steal does
     const time_ps now = e_.now();
-    if (now < lock_until_) {  // another steal or give-up holds R: a failed attempt
-      ++t_.failed_attempts;
-      if (e_.sharing()) e_.count_attempt(thief, true, 0);  // it met another thief
-      return r;
+    const what_if& what = e_.config().what;
+    if (!what.dfd_free_r) {
+      r.wait = e_.touch(lock_line_, thief);  // try_lock: the lock word's line comes to the thief
+      if (now + r.wait < lock_until_) {  // another steal or give-up holds R: a failed attempt
+        if (!touched_while_held_) {  // the holder's unlock must fetch the line back
+          lock_until_ += e_.cost().line;
+          touched_while_held_ = true;
+        }
+        ++t_.failed_attempts;
+        if (e_.sharing()) e_.count_attempt(thief, true, 0);  // it met another thief
+        return r;
+      }
+      lock_until_ = now + r.wait + e_.cost().dfd_lock;
+      touched_while_held_ = false;
     }
-    lock_until_ = now + e_.cost().dfd_lock;
     remove_own(thief);  // its deque is empty and it has no task: the deque leaves R first
-    const order::position victim = r_.pick_victim(random);
+    // The paper draws i among p positions (a failed attempt when R holds fewer deques); the what-if
+    // draws among the deques present, still the p leftmost.
+    const order::position victim = r_.pick_victim(random, what.dfd_pick_present && r_.deques() < e_.workers());
     if (victim == r_.end()) {
       ++t_.failed_attempts;
       if (e_.sharing()) e_.count_attempt(thief, true, 0);  // no deque there
@@ -66,6 +80,9 @@ class dfd_scheduler final : public sim_scheduler {
     worker* owner = nullptr;
     if (!ownerless) {
       owner = &e_.at(id);
+      const time_ps line = e_.touch(owner->dq, thief, r.wait);  // under the lock: the victim's deque line
+      r.wait += line;
+      if (!what.dfd_free_r) lock_until_ += line;
       if (owner->pre.looks_empty()) {
         owner->pre.request_split();  // the owner exposes part of its private region at its next push
       } else {
@@ -91,6 +108,7 @@ class dfd_scheduler final : public sim_scheduler {
     if (got & start_tag)  // a frame made at a give-up, paid by its starter
       e_.note_quota_used(thief, thief.quota.charge(e_.t(entry_task(got)).start_charge, thief.live));
     ++thief.c.steals_preempted;
+    if (owner && what.dfd_publish) thief.pre.request_split();  // publish_next_push, as work stealing does
     if (owner) e_.penalize(*owner);
     e_.trace(thief.index, 2000 + (ownerless ? 1 : 0), entry_task(got));
     r.task = entry_task(got);
@@ -107,11 +125,14 @@ class dfd_scheduler final : public sim_scheduler {
 
   std::int64_t give_up(worker& w) override {
     const time_ps now = e_.now();
-    const time_ps start = lock_until_ > now ? lock_until_ : now;  // the give-up waits for the lock
-    lock_until_ = start + e_.cost().dfd_lock;
     assert(has_own_[w.index - base_] && "DFDeques: a worker gave up a deque it does not own");
     hand_over(w);
     ++t_.giveups;
+    if (e_.config().what.dfd_free_r) return 0;
+    const time_ps at = now + e_.touch(lock_line_, w);  // lock(): the line first, then the wait
+    const time_ps start = lock_until_ > at ? lock_until_ : at;  // the give-up waits for the lock
+    lock_until_ = start + e_.cost().dfd_lock;
+    touched_while_held_ = false;
     return lock_until_ - now;
   }
 
@@ -210,6 +231,8 @@ class dfd_scheduler final : public sim_scheduler {
   std::vector<node> nodes_;
   std::vector<std::uint32_t> free_;
   time_ps lock_until_ = 0;
+  contended_line lock_line_;         // the lock word's cache line
+  bool touched_while_held_ = false;  // another worker's try_lock took the line during this hold
   tallies t_;
 };
 

@@ -32,6 +32,9 @@ class ws_scheduler final : public sim_scheduler {
     probe_result r;
     worker& v = e_.at(e_.victims(job_)[*thief.probe_at]);
     ++thief.c.probes;
+    // The probe reads the victim's indices and writes its split request or steals (a CAS): the
+    // victim's deque line moves to the thief, after the accesses queued on it.
+    r.wait = e_.touch(v.dq, thief);
     if (e_.sharing()) e_.count_attempt(thief, v.state != wstate::running, v.pre.size() + v.fresh.size());
     for (int d = 0; d < 2 && r.task == none; ++d) {
       const bool preempted = (d == 0) == e_.config().preempted_first;

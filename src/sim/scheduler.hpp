@@ -23,8 +23,7 @@ struct run_config;
 struct probe_result {
   task_id task = none;   // the task to run (stolen), or none
   bool round_over = false;
-  bool charged_lock = false;  // DFDeques: the attempt waited for R's lock; `wait` says how long
-  std::int64_t wait = 0;
+  std::int64_t wait = 0;  // the probe's contended lines: waits and transfers (contention.hpp)
 };
 
 class sim_scheduler {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "sim/contention.hpp"
 #include "sim/dag_source.hpp"
 #include "sim/sim_deque.hpp"
 #include "slaw/policy/adp.hpp"
@@ -49,6 +50,9 @@ enum class wstate : std::uint8_t {
 struct worker {
   std::uint32_t index = 0;
   sim_deque pre, fresh;   // preempted continuations, fresh (help-first) tasks
+  // The deques' shared words (indices, split request) as one cache line: thieves' probes and steals
+  // take it, the owner's pushes and shared pops take it back (contention.hpp).
+  contended_line dq;
   std::uint32_t base = 0; // pre.head() when the current strand began: WF depth = head - base
   policy::adp_state adp;
   policy::spawn_policy last_decision = policy::spawn_policy::hf;

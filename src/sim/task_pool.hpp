@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "sim/contention.hpp"
 #include "sim/dag_source.hpp"
 
 namespace slaw::sim {
@@ -50,6 +51,7 @@ struct finish {
   std::uint32_t job = 0;
   time_ps span = 0, bspan = 0;  // the latest join into this finish (work/span analysis)
   std::uint64_t live = 0;       // checks: tasks with this finish as IEF not yet ended
+  contended_line line;          // its counter's cache line (help-first spawns, arrivals, the end)
 };
 
 template <class T>

@@ -50,6 +50,10 @@ const std::vector<workload_info>& workloads() {
        "SLAW's spawn-cost loop: finish { for 1 <= i < N: async task; task } per repetition", make_spawncost},
       {"matmul", "matmul:N[,leaf=NS,frame=B]",
        "recursive matrix multiply, 64 x 64 leaves: per node two phases of finish { async x 3; call }", make_matmul},
+      {"spmv", "spmv:ROWS[,iters=I,grain=G,row=NS,node=NS,frame=B]",
+       "repeated sparse matrix-vector multiply: per iteration a recursive-halving fork-join down to G rows, "
+       "each leaf allocating a scratch buffer",
+       make_spmv},
       {"integrate", "integrate:EPS[,node=NS,frame=B]",
        "adaptive trapezoid quadrature of x^3 + x on [0, 10^4], the kernel's real splits, a finish per node",
        make_integrate},

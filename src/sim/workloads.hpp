@@ -59,6 +59,7 @@ std::unique_ptr<dag_source> make_dc(spec_args&);
 std::unique_ptr<dag_source> make_spawncost(spec_args&);
 std::unique_ptr<dag_source> make_matmul(spec_args&);
 std::unique_ptr<dag_source> make_integrate(spec_args&);
+std::unique_ptr<dag_source> make_spmv(spec_args&);
 
 // Splittable, deterministic hashing shared by the randomised workloads (uts, dc): SplitMix64's
 // finaliser (Steele, Lea, Flood, OOPSLA 2014).
