@@ -1,6 +1,6 @@
 // The engine's frame: construction, the event loop, task and finish records, memory accounting and
 // the run's totals (docs/simulation.md, "Engine"). What an event does lives by mechanism beside it:
-//   engine_tasks.cpp    a running task's operations and the finish protocol (docs/finish.md)
+//   engine_tasks.cpp    a running task's operations and the finish protocol (docs/design/finish.md)
 //   engine_quota.cpp    DFDeques' quota at allocations: reservations and give-ups
 //   engine_idle.cpp     the idle routine: own work, steal rounds, sleeping, waking, quiet polls
 //   engine_sharing.cpp  several jobs under two-level scheduling

@@ -1,4 +1,4 @@
-// A running task's operations and the finish protocol (docs/simulation.md, "Engine"; docs/finish.md):
+// A running task's operations and the finish protocol (docs/simulation.md, "Engine"; docs/design/finish.md):
 // fetching the workload's next operation, start_finish/end_finish, spawns under ADP's decision, calls,
 // returns, the counted units that resume a waiter, detaching a chain, and the victim's side of a steal
 // (yielding the oldest continuation or fresh task). The runtime's counterparts are named at each
