@@ -170,7 +170,7 @@ inline constexpr environment_variable environment[] = {
     {"SLAW_RECORD", "PATH: the computation DAG of each configuration's first run, for slaw-sim --dag "
                     "(docs/simulation.md); every configuration's process writes PATH anew, so select one"},
     {"SLAW_ARBITER", "the machine-wide arbiter (docs/guide/several_programs.md): deq, equi or off (unset: deq "
-                     "when more than one slaw job runs, else every job keeps all its workers)"},
+                     "when more than one slaw job runs, else every job runs one worker per core)"},
     {"SLAW_DESIRE", "the job's desire per quantum: adeque (default) or asteal"},
     {"SLAW_QUANTUM_MS", "the arbiter's quantum in milliseconds (0.1 .. 10000, default 10)"},
     {"SLAW_BETA", "A-Deque's beta, the weight of a queued entry in the desire (1 .. 1e6, default 2)"},

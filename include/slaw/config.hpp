@@ -47,8 +47,9 @@ inline constexpr std::uint64_t min_quota = 1024;
 // about the whole machine: where the code leaves `arbiter`, `name` or `cores` unset, the runtime takes
 // SLAW_ARBITER, SLAW_ARBITER_NAME and SLAW_CORES from the environment even without config::from_env.
 struct arbiter_settings {
-  // SLAW_ARBITER. Unset: deq when more than one job is registered, else every job runs all its workers
-  // (a lone program is unaffected). off: this runtime does not register and runs all its workers.
+  // SLAW_ARBITER. Unset: deq once two jobs want cores, else every job runs min(workers, cores)
+  // of its workers (a lone program keeps every core). off: this runtime does not register and runs all
+  // its workers, even more than the cores.
   std::optional<policy::arbiter> arbiter;
   policy::desire_rule desire = policy::desire_rule::adeque;  // SLAW_DESIRE
   std::uint64_t quantum_ns = 10'000'000;                     // SLAW_QUANTUM_MS (default 10 ms, the paper's L)

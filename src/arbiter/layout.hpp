@@ -40,7 +40,7 @@
 // Memory ordering:
 //   * Writers serialise on the mutex, which orders their accesses (lock = acquire, unlock = release).
 //   * A job reads its own allotment with one atomic load and no lock: a single word needs no seqlock;
-//     it is the value of some quantum, at most one quantum old (what the issue allows).
+//     it is the value of some quantum, at most one quantum old.
 //   * Lock-free readers of many fields (slaw-top, the tick's early exit) use the seqlocks: the writer
 //     stores seq+1 (odd), a release fence, the data (relaxed atomic stores), then seq+2 with release; the
 //     reader loads seq with acquire, copies (relaxed atomic loads), an acquire fence, reloads seq, and

@@ -170,15 +170,13 @@ void recompute(segment& s, std::uint64_t rotation, const critical_hook& hook) {
     demand[n].workers = std::min<std::uint32_t>(j.workers.load(rlx), 1u << 16);
     ++n;
   }
-  policy::arbiter a = policy::arbiter::deq;
+  const std::span<const policy::job_demand> jobs(demand, n);
+  const std::span<std::uint32_t> allotments(out, n);
   switch (policy_of(h)) {
-    case policy_setting::equi: a = policy::arbiter::equi; break;
-    case policy_setting::deq: a = policy::arbiter::deq; break;
-    case policy_setting::automatic:
-      a = policy::automatic_policy(std::span<const policy::job_demand>(demand, n), cores_of(h));
-      break;
+    case policy_setting::equi: policy::allot(policy::arbiter::equi, jobs, cores_of(h), allotments, rotation); break;
+    case policy_setting::deq: policy::allot(policy::arbiter::deq, jobs, cores_of(h), allotments, rotation); break;
+    case policy_setting::automatic: policy::allot_automatic(jobs, cores_of(h), allotments, rotation); break;
   }
-  policy::allot(a, std::span<const policy::job_demand>(demand, n), cores_of(h), std::span<std::uint32_t>(out, n), rotation);
   for (std::uint32_t k = 0; k < n; ++k) {
     s.slots[idx[k]].allotment.store(out[k], rlx);
     if (k == 0 && hook) hook("boundary");

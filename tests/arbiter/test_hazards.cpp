@@ -363,7 +363,7 @@ TEST(ArbiterHazards, AJobThatFindsTheTableFullRegistersWhenASlotFrees) {
   EXPECT_TRUE(has(warnings[0], "full")) << warnings[0];
 }
 
-// The probe: many jobs start at once (more than the table holds). Each registers, ticks a few
+// Many jobs start at once (more than the table holds). Each registers, ticks a few
 // quanta and leaves; every one of them must get a slot at some point. Before, a job whose wait for the
 // mutex ran out (or that found the table full) never tried again.
 TEST(ArbiterHazards, ManyJobsStartingAtOnceAllRegisterAtSomePoint) {

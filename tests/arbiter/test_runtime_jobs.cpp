@@ -1,5 +1,5 @@
 // slaw::runtime as a job of the arbiter, in one process (docs/design/multijob.md § The job side):
-// a lone runtime keeps all its workers; two busy runtimes sharing two cores each run one worker while
+// a lone runtime runs one worker per core; two busy runtimes sharing two cores each run one worker while
 // both run, and the survivor gets both back when the other ends; the A-Deque desire of a busy job climbs
 // to its worker count and a serial one's falls to 1; a runtime with no run in progress wants no cores;
 // SLAW_ARBITER=off registers nothing. Labelled
@@ -12,6 +12,7 @@
 #include <regex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/arbiter_job.hpp"
@@ -47,21 +48,27 @@ long keep_busy(slaw::runtime& rt, int n, const std::atomic<bool>& stop) {
   return wrong;
 }
 
-TEST(ArbiterRuntime, ALoneRuntimeKeepsAllItsWorkers) {
-  scoped_name name;
-  slaw::runtime rt(job_config(name, 4, 2, 1));
-  std::atomic<bool> stop{false};
-  std::thread t([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    stop.store(true);
-  });
-  EXPECT_EQ(keep_busy(rt, 20, stop), 0);
-  t.join();
-  const std::string j = rt.stats().arbiter_json;
-  EXPECT_EQ(field(j, "allotment_min"), 4) << j;
-  EXPECT_EQ(field(j, "jobs_max"), 1) << j;
-  EXPECT_GT(field(j, "quanta"), 10) << j;
-  EXPECT_NE(j.find("\"registered\":true"), std::string::npos) << j;
+// Alone, a runtime runs one worker per core: all of its workers when it has no more than the cores, and
+// as many as the cores when it has more (the others park, their deques muggable).
+TEST(ArbiterRuntime, ALoneRuntimeRunsOneWorkerPerCore) {
+  for (const auto& [workers, cores, running] : {std::tuple{2u, 2u, 2u}, std::tuple{4u, 2u, 2u}, std::tuple{8u, 3u, 3u}}) {
+    SCOPED_TRACE(std::to_string(workers) + " workers on " + std::to_string(cores) + " cores");
+    scoped_name name;
+    slaw::runtime rt(job_config(name, workers, cores, 1));
+    std::atomic<bool> stop{false};
+    std::thread t([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      stop.store(true);
+    });
+    EXPECT_EQ(keep_busy(rt, 20, stop), 0);
+    t.join();
+    const std::string j = rt.stats().arbiter_json;
+    EXPECT_EQ(field(j, "allotment_min"), running) << j;
+    EXPECT_EQ(field(j, "allotment_last"), running) << j;
+    EXPECT_EQ(field(j, "jobs_max"), 1) << j;
+    EXPECT_GT(field(j, "quanta"), 10) << j;
+    EXPECT_NE(j.find("\"registered\":true"), std::string::npos) << j;
+  }
 }
 
 TEST(ArbiterRuntime, TwoBusyRuntimesShareTheCoresAndTheSurvivorGetsThemBack) {

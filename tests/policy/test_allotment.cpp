@@ -303,6 +303,43 @@ TEST(Allotment, AutomaticCountsOnlyTheJobsThatWantCores) {
   EXPECT_EQ(automatic_policy(no_workers, 16), arbiter::off);
 }
 
+// The default's allotments: DEQ once two jobs want cores; otherwise no job runs more workers than there
+// are cores (whatever its desire), and a job with fewer workers runs them all.
+TEST(Allotment, AutomaticRunsNoMoreWorkersThanCores) {
+  std::uint32_t a[3];
+  const job_demand lone[] = {{1.0, 8}};
+  allot_automatic(lone, 2, std::span<std::uint32_t>(a, 1));
+  EXPECT_EQ(a[0], 2u);  // 8 workers on 2 cores: 2 run
+  const job_demand small[] = {{5.0, 3}};
+  allot_automatic(small, 16, std::span<std::uint32_t>(a, 1));
+  EXPECT_EQ(a[0], 3u);
+  const job_demand busy_and_idle[] = {{1.0, 8}, {0.0, 2}, {0.0, 8}};
+  allot_automatic(busy_and_idle, 4, a);
+  EXPECT_EQ((std::vector<std::uint32_t>(a, a + 3)), (std::vector<std::uint32_t>{4, 2, 4}));  // the idle run nothing
+  const job_demand two_busy[] = {{1.0, 2}, {0.0, 2}, {1.5, 8}};
+  allot_automatic(two_busy, 2, a);
+  EXPECT_EQ((std::vector<std::uint32_t>(a, a + 3)), (std::vector<std::uint32_t>{1, 0, 1}));  // DEQ
+  std::mt19937_64 rng(7);
+  for (int it = 0; it < 10000; ++it) {
+    const auto n = std::uniform_int_distribution<std::size_t>(1, 6)(rng);
+    const auto cores = std::uniform_int_distribution<std::uint32_t>(1, 64)(rng);
+    std::vector<job_demand> jobs(n);
+    for (job_demand& j : jobs) {
+      j.desire = std::uniform_int_distribution<int>(0, 2)(rng) == 0 ? 0.0 : std::uniform_real_distribution<double>(0.1, 80)(rng);
+      j.workers = std::uniform_int_distribution<std::uint32_t>(0, 128)(rng);
+    }
+    std::vector<std::uint32_t> out(n), deq_out(n);
+    allot_automatic(jobs, cores, out, it);
+    for (std::size_t i = 0; i < n; ++i) EXPECT_LE(out[i], std::min(jobs[i].workers, cores));
+    if (automatic_policy(jobs, cores) == arbiter::deq) {
+      allot(arbiter::deq, jobs, cores, deq_out, it);
+      EXPECT_EQ(out, deq_out);
+    } else {
+      for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(out[i], std::min(jobs[i].workers, cores));
+    }
+  }
+}
+
 // With every job holding at least ⌈P/n⌉ workers, allot(equi) is equi(); allot(deq) is deq() on the
 // desires capped at the workers.
 TEST(Allotment, AllotAgreesWithTheFunctions) {

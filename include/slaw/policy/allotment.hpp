@@ -8,6 +8,7 @@
 //              DEQ(J − S, P − Σ_S d_i) shares the rest.
 //   equi:      every job gets P/|J|, whatever it desires (WS-EQUI, the paper's baseline).
 //   off:       every job gets all its workers (slaw without an arbiter; the sum may exceed P).
+//   automatic: DEQ while two or more jobs want cores, else min(workers, P) each (allot_automatic).
 //
 // Integer version (INTERPRETATION; the paper ignores fractions, digest §3.2 "Rounding", §4, §8 item 2):
 //   D1 a real desire d asks for w = ⌈d⌉ cores (capped at P; a desire ≤ 0 or NaN asks for none); the
@@ -157,13 +158,28 @@ constexpr void allot(arbiter a, std::span<const job_demand> jobs, std::uint32_t 
 }
 
 // The default policy (SLAW_ARBITER unset): DEQ once more than one job wants cores; otherwise every job
-// runs all its workers (a lone program keeps the machine). A job that wants none — a runtime with no
-// run in progress reports desire 0 (docs/design/multijob.md) — takes nothing from the others: under DEQ it
-// gets 0 cores, and it does not turn DEQ on, so one busy program beside idle ones keeps every core.
+// may run one worker per core, whatever its desire (a lone program keeps the machine). A job that wants
+// none — a runtime with no run in progress reports desire 0 (docs/design/multijob.md) — takes nothing
+// from the others: under DEQ it gets 0 cores, and it does not turn DEQ on, so one busy program beside
+// idle ones keeps every core.
 constexpr arbiter automatic_policy(std::span<const job_demand> jobs, std::uint32_t cores) noexcept {
   std::size_t wanting = 0;
   for (const job_demand& j : jobs) wanting += desire_want(j.desire, cores) > 0 && j.workers > 0;
   return wanting > 1 ? arbiter::deq : arbiter::off;
+}
+
+// The default policy's allotments. Under DEQ as allot(deq). Otherwise each job gets min(workers, P):
+// the sum may exceed P (the idle jobs run nothing), but no job runs more workers than there are cores.
+// Workers beyond the cores could only time-slice with the ones that have work: a thief preempted
+// between a steal and its push, or a worker descheduled holding the continuation every other worker
+// waits for, costs a whole OS time slice (fj at 8 workers on 2 cores took 2x its 1-worker time;
+// bench/results/scaling/README.md). Parked by the allotment, they cost nothing and leave their work to
+// the running workers.
+constexpr void allot_automatic(std::span<const job_demand> jobs, std::uint32_t cores, std::span<std::uint32_t> out,
+                               std::uint64_t rotation = 0) noexcept {
+  if (automatic_policy(jobs, cores) == arbiter::deq) return allot(arbiter::deq, jobs, cores, out, rotation);
+  for (std::size_t i = 0; i < jobs.size() && i < out.size(); ++i)
+    out[i] = jobs[i].workers < cores ? jobs[i].workers : cores;
 }
 
 }  // namespace slaw::policy
