@@ -6,8 +6,8 @@
 With bench/results/simulation/costs_16core.txt and each kernel's strands calibrated as
 validate_16core.py calibrates them (from bench/results/scaling/'s serial times):
   dfd       DFDeques(K = 50,000) on sor and spmv at 16, 32, 64, 128 workers: the runtime, and each
-            what-if (R without its lock, no line transfers, the thief publishing its next push, the
-            victim drawn among the deques present, and the combinations), against slaw-dyn; the peak
+            what-if (R without its lock, no line transfers, and the two rules DFDeques had before: a
+            thief that does not publish its next push, victims drawn among p positions), against slaw-dyn; the peak
             memory beside S1 (the one-worker peak) so that the space bound stays visible;
   adp       slaw-dyn against the better of wf and hf at 16, 32, 64 workers on every modelled kernel,
             as the runtime is and with ADP's what-ifs (start in work-first, a steal threshold of 2 INT);
@@ -34,10 +34,10 @@ DFD_WHATIFS = [
     ("runtime", []),
     ("no lock on R", ["--what-if", "dfd-free-r"]),
     ("no line transfers", ["--cost", "line=0"]),
-    ("thief publishes", ["--what-if", "dfd-publish"]),
-    ("victim among present", ["--what-if", "dfd-pick-present"]),
-    ("publishes + present", ["--what-if", "dfd-publish,dfd-pick-present"]),
-    ("publishes + present + no lock", ["--what-if", "dfd-publish,dfd-pick-present,dfd-free-r"]),
+    ("no lock on R, no line transfers", ["--what-if", "dfd-free-r", "--cost", "line=0"]),
+    ("thief does not publish", ["--what-if", "dfd-no-publish"]),
+    ("victim among p positions", ["--what-if", "dfd-pick-positions"]),
+    ("both (DFDeques before)", ["--what-if", "dfd-no-publish,dfd-pick-positions"]),
 ]
 ADP_WHATIFS = [
     ("runtime", []),

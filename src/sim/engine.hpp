@@ -49,8 +49,8 @@ enum class scheduler_kind : std::uint8_t { ws, dfdeques };
 // Changes to the runtime that the simulator can try before anyone makes them (--what-if; docs/
 // simulation.md, "What-ifs"). All off: the runtime as it is.
 struct what_if {
-  bool dfd_publish = false;       // a DFDeques thief publishes its next push after a steal, as ws's does
-  bool dfd_pick_present = false;  // DFDeques draws its victim among min(p, |R|) deques, not p positions
+  bool dfd_no_publish = false;      // a DFDeques thief does not publish its next push after a steal
+  bool dfd_pick_positions = false;  // DFDeques draws its victim among p positions (Fig. 5), not min(p, |R|) deques
   bool dfd_free_r = false;        // R without its lock: steals never serialise or fail on it
   bool adp_start_wf = false;      // ADP starts each worker in work-first, not help-first
   friend bool operator==(const what_if&, const what_if&) = default;

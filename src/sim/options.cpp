@@ -94,9 +94,10 @@ std::string usage() {
       "  --steal-threshold N    ADP: steals from a worker per interval above which it goes help-first;\n"
       "                         default INT\n"
       "  --spin-rounds N        fruitless steal rounds before an idle worker sleeps; default 64\n"
-      "  --what-if LIST         runtime changes to try: dfd-publish (a DFDeques thief publishes its next\n"
-      "                         push), dfd-pick-present (victims among min(p, |R|) deques), dfd-free-r (no\n"
-      "                         lock on R), adp-start-wf (ADP starts in work-first)\n"
+      "  --what-if LIST         runtime changes to try: dfd-no-publish (a DFDeques thief does not publish\n"
+      "                         its next push), dfd-pick-positions (victims among p positions, as Fig. 5:\n"
+      "                         these two are DFDeques before today's), dfd-free-r (no lock on R),\n"
+      "                         adp-start-wf (ADP starts in work-first)\n"
       "  --fresh-first          thieves try a victim's fresh deque before its preempted one\n"
       "  --checks               verify the runtime's invariants on every operation (slower)\n"
       "  --csv FILE             the results as Cilkscale's CSV (tag, work, span, parallelism, burdened\n"
@@ -163,12 +164,12 @@ options parse_options(int argc, char** argv) {
       threshold = static_cast<std::uint32_t>(bounded(a, value(), 0, 1u << 30));
     } else if (a == "--what-if") {
       for (const std::string& w : split(value(), ',')) {
-        if (w == "dfd-publish") o.what.dfd_publish = true;
-        else if (w == "dfd-pick-present") o.what.dfd_pick_present = true;
+        if (w == "dfd-no-publish") o.what.dfd_no_publish = true;
+        else if (w == "dfd-pick-positions") o.what.dfd_pick_positions = true;
         else if (w == "dfd-free-r") o.what.dfd_free_r = true;
         else if (w == "adp-start-wf") o.what.adp_start_wf = true;
         else
-          throw usage_error("--what-if: '" + w + "' is not a change; accepted: dfd-publish, dfd-pick-present, "
+          throw usage_error("--what-if: '" + w + "' is not a change; accepted: dfd-no-publish, dfd-pick-positions, "
                             "dfd-free-r, adp-start-wf");
       }
     } else if (a == "--spin-rounds") o.idle.spin_rounds = static_cast<std::uint32_t>(bounded(a, value(), 1, 1u << 30));

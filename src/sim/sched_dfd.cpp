@@ -5,7 +5,7 @@
 // per job; R holds global worker indices, the per-worker arrays are indexed from the job's first.
 // The lock is a contended line (contention.hpp): every attempt's try_lock is a read-modify-write that
 // moves it, so k thieves hammering R queue for it, and the holder's unlock fetches it back once others
-// touched it. What-ifs (run_config::what): dfd_publish, dfd_pick_present, dfd_free_r.
+// touched it. What-ifs (run_config::what): dfd_no_publish, dfd_pick_positions, dfd_free_r.
 #include <cassert>
 #include <limits>
 
@@ -62,9 +62,7 @@ class dfd_scheduler final : public sim_scheduler {
       touched_while_held_ = false;
     }
     remove_own(thief);  // its deque is empty and it has no task: the deque leaves R first
-    // The paper draws i among p positions (a failed attempt when R holds fewer deques); the what-if
-    // draws among the deques present, still the p leftmost.
-    const order::position victim = r_.pick_victim(random, what.dfd_pick_present && r_.deques() < e_.workers());
+    const order::position victim = r_.pick_victim(random, false, what.dfd_pick_positions);
     if (victim == r_.end()) {
       ++t_.failed_attempts;
       if (e_.sharing()) e_.count_attempt(thief, true, 0);  // no deque there
@@ -108,7 +106,7 @@ class dfd_scheduler final : public sim_scheduler {
     if (got & start_tag)  // a frame made at a give-up, paid by its starter
       e_.note_quota_used(thief, thief.quota.charge(e_.t(entry_task(got)).start_charge, thief.live));
     ++thief.c.steals_preempted;
-    if (owner && what.dfd_publish) thief.pre.request_split();  // publish_next_push, as work stealing does
+    if (owner && !what.dfd_no_publish) thief.pre.request_split();  // publish_next_push, as dfdeques::steal does
     if (owner) e_.penalize(*owner);
     e_.trace(thief.index, 2000 + (ownerless ? 1 : 0), entry_task(got));
     r.task = entry_task(got);

@@ -66,10 +66,13 @@ TEST(DequeOrder, ThePickIsUniformAmongThePLeftmost) {
   EXPECT_EQ(f.r.pick_victim(2)->id, 1);
   EXPECT_EQ(f.r.pick_victim(3)->id, 101);
   EXPECT_EQ(f.r.pick_victim(4 + 2)->id, 1);  // random % p
-  order r(8);                                // p larger than R: an index past the end fails
-  r.enter_root(r.end(), 0);
-  EXPECT_EQ(r.pick_victim(0)->id, 0);
-  for (std::uint64_t x = 1; x < 8; ++x) EXPECT_EQ(r.pick_victim(x), r.end());
+  order r(8);  // p larger than R: the pick is among the deques present; by Fig. 5's positions an index
+  r.enter_root(r.end(), 0);  // past the end fails
+  r.enter_root(r.end(), 1);
+  for (std::uint64_t x = 0; x < 8; ++x) EXPECT_EQ(r.pick_victim(x)->id, static_cast<int>(x % 2));
+  EXPECT_EQ(r.pick_victim(0, false, true)->id, 0);
+  EXPECT_EQ(r.pick_victim(1, false, true)->id, 1);
+  for (std::uint64_t x = 2; x < 8; ++x) EXPECT_EQ(r.pick_victim(x, false, true), r.end());
 }
 
 TEST(DequeOrder, AWaitingThiefSamplesEveryDeque) {
@@ -98,7 +101,8 @@ TEST(DequeOrder, PlaceholdersAreNeverPickedNorCounted) {
   EXPECT_EQ(r.nth_deque(0), w2);
   EXPECT_EQ(r.nth_deque(1)->id, 3);
   EXPECT_EQ(r.pick_victim(1)->id, 3);
-  EXPECT_EQ(r.pick_victim(2), r.end());
+  EXPECT_EQ(r.pick_victim(2), w2);             // 2 % 2 deques present
+  EXPECT_EQ(r.pick_victim(2, false, true), r.end());  // Fig. 5's positions: none at index 2
   EXPECT_EQ(r.pick_victim(3, true)->id, 3);  // 3 % 2 deques
 }
 
@@ -324,7 +328,7 @@ struct reference_list {
   bool steal(int w, std::uint64_t random, bool waiting, bool owned_has_task, bool leave, int leave_id) {
     remove_own(w);
     const std::size_t deques = r.size() - placeholders;
-    const std::size_t range = waiting ? deques : p;
+    const std::size_t range = waiting ? deques : std::min(p, deques);
     long s = range ? nth_deque(static_cast<std::size_t>(random % range)) : -1;
     if (s < 0) return false;
     long insert_after = s;

@@ -75,12 +75,16 @@ class deque_order {
     return end();
   }
 
-  // The deque a thief tries, its own deque having left R: the i-th with i uniform in [0, p), so only
-  // among the p leftmost, highest-priority deques (Fig. 5); end() if there are fewer than i + 1 (a
-  // failed attempt). A `waiting` thief (it runs only tasks of the finish it waits for) samples every
-  // deque instead: a task of its finish may lie right of the p leftmost.
-  position pick_victim(std::uint64_t random, bool waiting = false) const noexcept {
-    const std::size_t range = waiting ? deques() : p_;
+  // The deque a thief tries, its own deque having left R: the i-th with i uniform in [0, min(p, |R|)),
+  // so only among the p leftmost, highest-priority deques (Fig. 5). Fig. 5 draws i in [0, p) and fails
+  // when fewer than i + 1 deques exist; `positions` draws so (end() then: a failed attempt). Drawing
+  // among the deques present keeps every steal among the p leftmost, which is all the space bound's
+  // argument uses, and stops thieves failing on absent deques: on a flat finish R holds a few deques
+  // and most of Fig. 5's draws failed (docs/design/space.md § Victims among the deques present). A
+  // `waiting` thief (it runs only tasks of the finish it waits for) samples every deque instead: a task
+  // of its finish may lie right of the p leftmost.
+  position pick_victim(std::uint64_t random, bool waiting = false, bool positions = false) const noexcept {
+    const std::size_t range = waiting ? deques() : positions ? p_ : std::min(p_, deques());
     if (range == 0) return end();
     return nth_deque(static_cast<std::size_t>(random % range));
   }

@@ -34,7 +34,16 @@ promise_base* dfdeques::steal(worker& thief, const finish_node* inside) noexcept
   a->quota_new_period();  // steal() resets the quota (Fig. 5)
   promise_base* p = entry_promise(e);
   if (e & start_tag) a->quota_charge(p->start_charge);  // a frame made at a give-up, paid by its starter
-  thief.count_steal(victim == no_victim ? steal_from::ownerless : steal_from::continuation, victim);
+  if (victim == no_victim) {
+    thief.count_steal(steal_from::ownerless, victim);
+  } else {
+    // A continuation stolen from a worker: publish the thief's next push at once, as work stealing does
+    // (count_victim_steal). Without it the thief's next tasks stay private until someone asks, and on a
+    // flat finish at 16 simulated workers the other thieves found nothing for so long that sor ran 6x
+    // slaw-dyn's time (docs/design/space.md § Victims among the deques present).
+    thief.count_steal(steal_from::continuation, victim);
+    thief.publish_next_push();
+  }
   return p;
 }
 
