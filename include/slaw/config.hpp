@@ -62,7 +62,7 @@ struct arbiter_settings {
 struct SLAW_EXPORT config {
   unsigned workers = 0;                         // 0 = one per hardware thread
   policy::mode policy = policy::mode::dyn;      // dyn | wf | hf
-  policy::adp_params adp{};                     // S, F, INT, steal threshold
+  policy::adp_params adp{};                     // S, F, INT, steal threshold, the first interval's policy
   stats_output stats = stats_output::off;       // counters written as JSON when the runtime ends
   std::string stats_path;                       // for stats_output::file: opened when the runtime is built
   unsigned spin_rounds = 64;                    // failed steal rounds before an idle worker parks

@@ -291,6 +291,8 @@ void config::validate() const {
   if (adp.S == 0) throw config_error("S=0: expected an integer >= 1");
   if (adp.F == 0) throw config_error("F=0: expected an integer >= 1");
   if (adp.INT == 0) throw config_error("INT=0: expected an integer >= 1");
+  if (adp.start != policy::spawn_policy::wf && adp.start != policy::spawn_policy::hf)
+    throw config_error("adp.start=" + std::to_string(static_cast<int>(adp.start)) + ": expected spawn_policy::wf or spawn_policy::hf");
   if (quota < min_quota)
     throw config_error("quota=" + std::to_string(quota) + ": expected a byte count >= " + std::to_string(min_quota) +
                        " or quota_infinite");

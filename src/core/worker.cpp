@@ -45,9 +45,10 @@ worker::worker(runtime_impl* rt, scheduler* sched, unsigned index, const worker_
       index_(index),
       rng_(0x9E3779B97F4A7C15ull * (index + 1)) {
   adp_.reset(adp_params_, 0);
+  last_decision_ = adp_.current;
   if (mode_ != policy::mode::dyn)  // a fixed mode's decision never changes: record it here
     decision_changed({mode_ == policy::mode::wf ? policy::spawn_policy::wf : policy::spawn_policy::hf, policy::reason::clause}, 0);
-  if (policy::wf_until_interval_end(mode_, adp_, last_decision_)) arm();  // fixed wf mode
+  if (policy::wf_until_interval_end(mode_, adp_, last_decision_)) arm();  // wf, or dyn's first interval
   alloc_->reset_peaks();  // a pooled allocator: its figures start with this runtime
   alloc_->set_hooks(tl_ != nullptr);  // both ways: a pooled allocator may come from a recording worker
   tasks_up_ = tasks_down_ = task_band();

@@ -150,6 +150,14 @@ TEST(Config, RuntimeRejectsBadCodeConfig) {
   k.scheduler = slaw::scheduler_kind::dfdeques;
   k.quota = 10;
   EXPECT_THROW(slaw::runtime{k}, slaw::config_error);
+  slaw::config a;
+  a.adp.start = static_cast<slaw::policy::spawn_policy>(7);
+  try {
+    a.validate();
+    ADD_FAILURE() << "adp.start=7 accepted";
+  } catch (const slaw::config_error& e) {
+    EXPECT_NE(std::string(e.what()).find("adp.start=7: expected spawn_policy::wf or spawn_policy::hf"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Config, StatsFileIsWrittenAtRuntimeEnd) {

@@ -84,9 +84,10 @@ TEST(AdpReason, EachBranchNamesItsReason) {
   p.F = 4;
   adp_state s;
   s.reset(p, 0);
+  s.current = spawn_policy::hf;
   EXPECT_EQ(step(p, s, {mode::wf, schedule::hf, 100, 100, 0}), (decision{spawn_policy::wf, reason::clause}));
   EXPECT_EQ(step(p, s, {mode::hf, schedule::wf, 0, 100, 0}), (decision{spawn_policy::hf, reason::clause}));
-  // The interval is help-first (a worker starts so): the stack condition changes nothing there, and
+  // In a help-first interval the stack condition changes nothing, and
   // vetoes the fresh condition.
   EXPECT_EQ(step(p, s, {mode::dyn, schedule::dyn, 8, 0, 0}), (decision{spawn_policy::hf, reason::interval}));
   EXPECT_EQ(step(p, s, {mode::dyn, schedule::wf, 8, 0, 0}), (decision{spawn_policy::hf, reason::stack_bound}));
@@ -115,6 +116,7 @@ TEST(AdpReason, StaleEstimateDoesNotForce) {
   adp_params p;
   adp_state s;
   s.reset(p, 0);
+  s.current = spawn_policy::hf;
   decision d = decide(p, s, mode::dyn, schedule::dyn, 0, p.F + 5, [] { return 3u; }, [] { return 0ull; });
   EXPECT_EQ(d, (decision{spawn_policy::hf, reason::interval}));
 }
@@ -125,6 +127,7 @@ TEST(AdpReason, ForcedSpawnsCountTowardsTheIntervalAndClausesDoNot) {
   p.F = 1;
   adp_state s;
   s.reset(p, 0);
+  s.current = spawn_policy::hf;
   for (int i = 0; i < 3; ++i) step(p, s, {mode::dyn, schedule::dyn, 0, 1, 0});  // forced by F
   for (int i = 0; i < 10; ++i) step(p, s, {mode::dyn, schedule::hf, 0, 0, 0});  // explicit clause
   EXPECT_EQ(s.left, 1u);
@@ -138,8 +141,7 @@ TEST(AdpReason, TheIntervalEndsAlsoOnAForcedSpawn) {
   p.steal_threshold = 0;
   p.F = 1;
   adp_state s;
-  s.reset(p, 0);
-  s.current = spawn_policy::wf;
+  s.reset(p, 0);  // work-first, as a worker starts
   step(p, s, {});
   // 1 steal > threshold 0: the interval turns help-first at this forced spawn, which stays work-first.
   EXPECT_EQ(step(p, s, {mode::dyn, schedule::dyn, 0, 1, 1}), (decision{spawn_policy::wf, reason::fresh_bound}));
@@ -201,7 +203,7 @@ TEST(AdpReason, TraceReasonsAgreeWithTheOldRederivationWhereItWasRight) {
   p.steal_threshold = 2;
   adp_state s;
   s.reset(p, 0);
-  spawn_policy last_policy = spawn_policy::hf;
+  spawn_policy last_policy = spawn_policy::wf;  // as a worker starts
   reason last_new = reason::interval;
   char last_old = 'i';
   std::uint64_t stolen = 0;
@@ -249,10 +251,12 @@ TEST(AdpFastPath, CountingDownWhileArmedDecidesAsDecide) {
       adp_state ref, fast;
       ref.reset(p, 0);
       fast.reset(p, 0);
-      spawn_policy ref_last = spawn_policy::hf, fast_last = spawn_policy::hf;
+      // As a worker starts: its first decision recorded (a fixed mode's, or dyn's work-first interval),
+      // and armed where that decision is work-first until the interval's end.
+      spawn_policy ref_last = m == mode::hf ? spawn_policy::hf : spawn_policy::wf, fast_last = ref_last;
       std::uint64_t ref_changes = 0, fast_changes = 0, skipped = 0;
-      bool armed = false;
-      std::uint32_t fast_left = 1;
+      bool armed = wf_until_interval_end(m, fast, fast_last);
+      std::uint32_t fast_left = !armed ? 1 : m == mode::wf ? UINT32_MAX : fast.left;
       auto disarm = [&] {
         if (!armed) return;
         fast.left = fast_left;

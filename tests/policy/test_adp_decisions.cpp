@@ -12,15 +12,21 @@ spawn_policy step(const adp_params& p, adp_state& s, schedule c, long depth, uns
 }
 }  // namespace
 
-TEST(Adp, StartsHelpFirstAndSwitchesToWorkFirstWithoutSteals) {
+// A worker starts work-first (adp_state: SLAW starts help-first) and stays so without steals; with
+// more steals than the threshold in an interval it turns help-first for the next one.
+TEST(Adp, StartsWorkFirstAndStaysSoWithoutSteals) {
   adp_params p;
   adp_state s;
   s.reset(p, 0);
-  for (unsigned i = 1; i < p.INT; ++i) EXPECT_EQ(step(p, s, schedule::dyn, 0, 0, 0), spawn_policy::hf) << i;
-  EXPECT_EQ(step(p, s, schedule::dyn, 0, 0, 0), spawn_policy::wf);  // INT-th spawn: re-evaluated
-  EXPECT_EQ(s.switches, 1u);
-  for (int i = 0; i < 1000; ++i) EXPECT_EQ(step(p, s, schedule::dyn, 0, 0, 0), spawn_policy::wf);
-  EXPECT_EQ(s.switches, 1u);
+  EXPECT_EQ(s.current, spawn_policy::wf);
+  for (int i = 0; i < 1000; ++i) EXPECT_EQ(step(p, s, schedule::dyn, 0, 0, 0), spawn_policy::wf) << i;
+  EXPECT_EQ(s.switches, 0u);
+  adp_state h;
+  h.reset(p, 0);
+  h.current = spawn_policy::hf;  // SLAW's start
+  for (unsigned i = 1; i < p.INT; ++i) EXPECT_EQ(step(p, h, schedule::dyn, 0, 0, 0), spawn_policy::hf) << i;
+  EXPECT_EQ(step(p, h, schedule::dyn, 0, 0, 0), spawn_policy::wf);  // INT-th spawn: re-evaluated
+  EXPECT_EQ(h.switches, 1u);
 }
 
 TEST(Adp, HeuristicIsLiteralMoreStealsThanThreshold) {
@@ -38,7 +44,7 @@ TEST(Adp, HeuristicIsLiteralMoreStealsThanThreshold) {
   stolen += 5;  // > threshold: help-first
   for (int i = 0; i < 4; ++i) step(p, s, schedule::dyn, 0, 0, stolen);
   EXPECT_EQ(s.current, spawn_policy::hf);
-  EXPECT_EQ(s.switches, 2u);
+  EXPECT_EQ(s.switches, 1u);  // work-first from the start, then help-first
 }
 
 TEST(Adp, StackConditionWinsOverEverythingInDynMode) {
@@ -56,12 +62,14 @@ TEST(Adp, StackConditionWinsOverEverythingInDynMode) {
 TEST(Adp, FreshConditionForcesWorkFirst) {
   adp_params p;
   adp_state s;
-  s.reset(p, 0);  // help-first
+  s.reset(p, 0);
+  s.current = spawn_policy::hf;  // a help-first interval
   EXPECT_EQ(step(p, s, schedule::dyn, 0, p.F - 1, 0), spawn_policy::hf);
   EXPECT_EQ(step(p, s, schedule::dyn, 0, p.F, 0), spawn_policy::wf);
   // A stale estimate above F is re-checked and does not force.
   adp_state s2;
   s2.reset(p, 0);
+  s2.current = spawn_policy::hf;
   EXPECT_EQ(decide(p, s2, mode::dyn, schedule::dyn, 0, p.F + 5, [] { return 3u; }, [] { return 0ull; }).policy,
             spawn_policy::hf);
 }

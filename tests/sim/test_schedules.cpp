@@ -62,11 +62,12 @@ TEST(SimSchedules, FreshTasksStayWithinFWhenTheStackConditionNeverFires) {
   for (std::uint32_t p : {1u, 2u, 8u}) {
     run_config c = ws(p, mode::dyn);
     c.adp.F = 16;
-    c.adp.INT = 4;  // help-first from the start and after each busy interval
+    c.adp.INT = 4;  // help-first after each interval with a steal
     c.adp.steal_threshold = 0;
+    c.what.adp_start_hf = true;  // help-first intervals for F to bound: a work-first flat loop stays work-first
     run_result r = sim("fj:2000,reps=2", c);  // S1 = 1 < S
     EXPECT_LE(r.total.max_fresh, 16u) << "P=" << p;
-    EXPECT_GT(r.total.spawns_hf, 0u);
+    EXPECT_GT(r.total.spawns_hf, 0u) << "P=" << p;
   }
   // Pure help-first holds the whole loop: the bound is ADP's doing.
   EXPECT_GE(sim("fj:2000", ws(1, mode::hf)).total.max_fresh, 2000u);
@@ -79,14 +80,19 @@ TEST(SimSchedules, OneWorkerWorkFirstNeverSwitchesContext) {
   EXPECT_EQ(r.total.tasks_run, 1u);  // the root's strand only
 }
 
-TEST(SimSchedules, DynOnOneWorkerSettlesOnWorkFirst) {
+TEST(SimSchedules, DynOnOneWorkerStaysWorkFirst) {
   run_result r = sim("fib:20", ws(1, mode::dyn));
+  EXPECT_EQ(r.total.spawns_hf, 0u);  // it starts work-first, and no thief turns it
+  EXPECT_EQ(r.total.policy_switches, 0u);
+  run_config c = ws(1, mode::dyn);
+  c.what.adp_start_hf = true;  // SLAW's start
+  r = sim("fib:20", c);
   EXPECT_EQ(r.total.spawns_hf, 63u);  // the first interval, minus the spawn that ends it
   EXPECT_EQ(r.total.policy_switches, 1u);
 }
 
 TEST(SimSchedules, SameSeedSameScheduleOtherSeedOtherSchedule) {
-  for (const char* g : {"fib:18", "pdfs:40", "fj:500,reps=2"}) {
+  for (const char* g : {"fib:18", "pdfs:40", "fj-rec:500,reps=2"}) {
     run_config c = ws(16, mode::dyn, false);
     c.seed = 7;
     run_result a = sim(g, c), b = sim(g, c);

@@ -503,7 +503,7 @@ class SLAW_EXPORT worker {
   policy::adp_params adp_params_;
   policy::adp_state adp_;
   frame_allocator* alloc_;
-  policy::spawn_policy last_decision_ = policy::spawn_policy::hf;
+  policy::spawn_policy last_decision_ = policy::spawn_policy::wf;  // set to adp_'s start
   policy::reason last_reason_ = policy::reason::interval;
   // See task_begins. tasks_down_ is declared apart: adjacent, the two adds became one vector add, with
   // a shuffle and a move back to test the result.
