@@ -79,8 +79,8 @@ struct adp_params {
 
 // Each worker starts work-first (adp_params::start). SLAW starts help-first, "because steals are frequent at program
 // start"; but a work-first loop's continuation migrates from thief to thief, and every worker that takes
-// it spent its first INT spawns help-first: on sor at 16 simulated workers 1,024 of 2,560 spawns, and
-// dyn took 1.37x work-first's time (2.1x at 32, 3.9x at 64). Starting work-first, dyn matches the better
+// it spent its first INT spawns help-first: on sor at 16 simulated workers dyn took 1.37x work-first's
+// time (2.1x at 32, 3.9x at 64). Starting work-first, dyn matches the better
 // fixed policy there and on every other modelled kernel but spmv, where the start does not matter
 // (docs/design/adaptive_policy.md § The first interval).
 struct adp_state {
