@@ -4,6 +4,7 @@
 #include "slaw/algorithm.hpp"
 #include "slaw/async.hpp"
 #include "slaw/config.hpp"
+#include "slaw/external.hpp"
 #include "slaw/finish.hpp"
 #include "slaw/isolated.hpp"
 #include "slaw/memory.hpp"

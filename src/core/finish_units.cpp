@@ -192,7 +192,8 @@ std::coroutine_handle<> worker::end_recorded(finish_node* f, promise_base* waite
 // stack): a deadlock. Tasks inside `f` only wait for finishes nested in `f`, which never need a frame
 // below the wait. So it runs only tasks inside `f`: own bottom entries inside f; set-aside tasks
 // inside f; steals, where a stolen task outside f is handed to others (work stealing: the set-aside
-// queue; the space-efficient variant: left in its ordered list). No injected roots.
+// queue; the space-efficient variant: left in its ordered list); frames inside f that an external event
+// resumed. No injected roots.
 void worker::wait_in_place(finish_node* f) noexcept {
   detach_bottom();  // our chain stops here for a while: no untagged entry of it may stay behind (W1)
   if (wait_runs_unstarted_) hand_off_preempted();
@@ -205,6 +206,7 @@ void worker::wait_in_place(finish_node* f) noexcept {
   unsigned idle_rounds = 0;
   while (!f->units_left_only_body()) {
     promise_base* p = take_own(f);
+    if (!p) p = take_resumed(f);  // a wait on an external event inside f (include/slaw/external.hpp)
     if (!p) p = steal(f);
     if (p) {
       idle_rounds = 0;

@@ -169,6 +169,28 @@ promise_base* runtime_impl::take_injected() noexcept {
   return r;
 }
 
+void runtime_impl::resume_external(promise_base* frame) {
+  {
+    std::lock_guard<std::mutex> g(injected_mutex_);
+    resumed_.push_back(frame);
+    injected_size_.fetch_add(1, std::memory_order_seq_cst);
+  }
+  park.wake_one();
+}
+
+promise_base* runtime_impl::take_resumed(const worker& w, const finish_node* inside) noexcept {
+  if (injected_size_.load(std::memory_order_relaxed) == 0) return nullptr;
+  std::lock_guard<std::mutex> g(injected_mutex_);
+  for (auto it = resumed_.begin(); it != resumed_.end(); ++it) {
+    promise_base* p = *it;
+    if (!w.may_run(p->place) || (inside && !p->cur->is_inside(inside))) continue;
+    resumed_.erase(it);
+    injected_size_.fetch_sub(1, std::memory_order_seq_cst);
+    return p;
+  }
+  return nullptr;
+}
+
 bool runtime_impl::work_visible_to(const worker& w) const noexcept {
   return injected_nonempty() || sched->work_visible_to(w, workers);
 }

@@ -33,6 +33,13 @@ class runtime_impl {
 
   void inject(promise_base* root);
   promise_base* take_injected() noexcept;
+  // A frame whose wait on an external event ended off the workers (src/core/external.cpp): queued for
+  // a worker of its place, and a sleeping worker woken. Any thread.
+  void resume_external(promise_base* frame);
+  // The oldest queued frame that worker `w` may run (its place) and, with `inside`, that lies inside
+  // that finish (a wait in place); null if none.
+  promise_base* take_resumed(const worker& w, const finish_node* inside) noexcept;
+  // Roots and resumed frames queued (seq_cst: the parking re-check).
   bool injected_nonempty() const noexcept { return injected_size_.load(std::memory_order_seq_cst) != 0; }
   std::uint32_t injected_size() const noexcept { return injected_size_.load(std::memory_order_relaxed); }
   // The parking re-check of worker `w`: work it could take (seq_cst reads).
@@ -62,6 +69,7 @@ class runtime_impl {
   std::vector<std::thread> threads_;
   std::mutex injected_mutex_;
   std::deque<promise_base*> injected_;
+  std::deque<promise_base*> resumed_;  // under injected_mutex_; counted in injected_size_ too
   std::atomic<std::uint32_t> injected_size_{0};
 };
 

@@ -341,6 +341,18 @@ promise_base* worker::take_root() noexcept {
   return r;
 }
 
+// A frame whose wait on an external event ended off the workers (include/slaw/external.hpp). Its task
+// is still counted active (a suspended frame's is). Under DFDeques it starts a deque at the right end
+// of R, as a run's root does: its place in the serial order is not kept across the wait.
+promise_base* worker::take_resumed(const finish_node* inside) noexcept {
+  promise_base* r = rt_->take_resumed(*this, inside);
+  if (!r) return nullptr;
+  sched_->begin_root(*this, r);
+  c_.external_resumes.bump();
+  if (tl_) trace_next_start(segment_kind::resumed);
+  return r;
+}
+
 namespace {
 std::uint64_t steady_ns() noexcept {
   return static_cast<std::uint64_t>(
@@ -377,6 +389,7 @@ promise_base* worker::find_work(bool& stop) {
       continue;
     }
     promise_base* p = take_root();
+    if (!p) p = take_resumed(nullptr);
     if (!p) p = mug();
     if (!p) p = steal(nullptr);
     if (p) {

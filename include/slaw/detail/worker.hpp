@@ -424,6 +424,8 @@ class SLAW_EXPORT worker {
   // Routine 1, step 2, through the scheduler; counts a failed attempt.
   promise_base* steal(const finish_node* inside) noexcept;
   promise_base* take_root() noexcept;
+  // A frame resumed by an external event (runtime_impl::take_resumed), inside `inside` if not null.
+  promise_base* take_resumed(const finish_node* inside) noexcept;
   // A strand ended (a counted unit ended, or a frame suspended at end_finish) and handed nothing on:
   // the next own task, started here by symmetric transfer, as the scheduler loop would start it; noop
   // (back to the loop, which steals or parks) if there is none. Saves the help-first child's round
