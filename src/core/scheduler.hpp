@@ -42,6 +42,8 @@ class scheduler {
   virtual promise_base* steal(worker& thief, const finish_node* inside) noexcept = 0;
   // A run's root task is about to start on `w`.
   virtual void begin_root(worker&, promise_base* /*root*/) noexcept {}
+  // `w` takes a frame that an external event resumed (include/slaw/external.hpp) to run it.
+  virtual void begin_resumed(worker&, promise_base* /*frame*/) noexcept {}
   // The quota is spent (the allocator's preempt flag): `w` pushed its stopped chain on its preempted
   // deque, and the variant takes the deque over. Only variants that set the flag get this call.
   virtual void give_up(worker& w) noexcept;

@@ -343,11 +343,12 @@ promise_base* worker::take_root() noexcept {
 
 // A frame whose wait on an external event ended off the workers (include/slaw/external.hpp). Its task
 // is still counted active (a suspended frame's is). Under DFDeques it starts a deque at the right end
-// of R, as a run's root does: its place in the serial order is not kept across the wait.
+// of R, as a run's root does: its place in the serial order is not kept across the wait (the variant's
+// begin_resumed).
 promise_base* worker::take_resumed(const finish_node* inside) noexcept {
   promise_base* r = rt_->take_resumed(*this, inside);
   if (!r) return nullptr;
-  sched_->begin_root(*this, r);
+  sched_->begin_resumed(*this, r);
   c_.external_resumes.bump();
   if (tl_) trace_next_start(segment_kind::resumed);
   return r;

@@ -222,6 +222,14 @@ void deque_list::enter_root(worker& w) {
   mine->owner = &w;
 }
 
+void deque_list::enter_resumed(worker& w) {
+  std::lock_guard<std::mutex> g(m_);
+  order_unchecked_ = true;
+  node* mine = own_node(w);
+  mine->where = r_.enter_root(own_place(w), mine);
+  mine->owner = &w;
+}
+
 void deque_list::give_up(worker& w) {
   std::lock_guard<std::mutex> g(m_);
   node* mine = own_node(w);
@@ -321,7 +329,7 @@ void deque_list::check_invariants() const {
 }
 
 void deque_list::check_order_around(order::position at) const {
-  if (at == r_.end() || at->kind != deque_kind::ownerless) return;
+  if (order_unchecked_ || at == r_.end() || at->kind != deque_kind::ownerless) return;
   const node* n = at->id;
   // Within the deque: entries are stored bottom first, so the 1DF position decreases towards the top.
   for (std::size_t j = n->bottom; j + 1 < n->entries.size(); ++j)
@@ -346,6 +354,7 @@ void deque_list::check_order_around(order::position at) const {
 // deque can be read here: w is the calling thread and its region is still private.
 void deque_list::check_batch(const node* victim, split_deque::entry run, const split_deque::entry* own, std::size_t n,
                              order::position mine) const {
+  if (order_unchecked_) return;
   const order_label run_label = order_label_of_entry(run);
   if (victim)  // part 3: what the victim keeps precedes what was taken
     assert(precedes(order_label_of_entry(victim->entries[victim->bottom]), run_label) &&

@@ -126,6 +126,10 @@ class deque_list {
   void end_wait(worker& w, wait_anchor a);
   // `w` takes an injected root task: its deque goes to the right end of R.
   void enter_root(worker& w);
+  // `w` takes a frame resumed by an external event (slaw::wait_for): as enter_root. The frame keeps its
+  // 1DF position, which R's right end need not respect, so from here on the debug checks of Lemma 3.1
+  // are off for this list (docs/design/space.md § Waits on external events).
+  void enter_resumed(worker& w);
   // `w` gives up its deque (quota spent): its entries stay in R, in place, ownerless.
   void give_up(worker& w);
 
@@ -179,6 +183,7 @@ class deque_list {
  private:
 
   mutable std::mutex m_;
+  bool order_unchecked_ = false;  // under m_: a frame resumed by an external event is in R (enter_resumed)
   std::vector<node> own_;
   order r_;
   std::vector<node*> pool_;

@@ -59,6 +59,13 @@ void dfdeques::begin_root(worker& w, promise_base* root) noexcept {
 #endif
 }
 
+// A frame resumed by an external event: a new deque at the right end of R and a new quota period, as
+// for a root; its place in the serial order is not kept (docs/design/space.md § Waits on external events).
+void dfdeques::begin_resumed(worker& w, promise_base*) noexcept {
+  list_.enter_resumed(w);
+  w.allocator()->quota_new_period();
+}
+
 void dfdeques::add_stats(runtime_stats& s) const {
   s.quota = quota_ == quota_infinite ? 0 : quota_;
   dfd_counters dc = list_.counters();

@@ -20,6 +20,7 @@ class dfdeques final : public scheduler {
   void attach(worker& w) override;
   promise_base* steal(worker& thief, const finish_node* inside) noexcept override;
   void begin_root(worker& w, promise_base* root) noexcept override;
+  void begin_resumed(worker& w, promise_base* frame) noexcept override;
   void give_up(worker& w) noexcept override { list_.give_up(w); }
   bool yields_by_give_up() const noexcept override { return true; }
   void* begin_wait(worker& w, const finish_node* f) noexcept override { return list_.begin_wait(w, f).placeholder; }
