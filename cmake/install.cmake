@@ -35,6 +35,15 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/slawConfigVersion.cmake C
 install(FILES ${PROJECT_BINARY_DIR}/slawConfig.cmake ${PROJECT_BINARY_DIR}/slawConfigVersion.cmake
         DESTINATION ${SLAW_CMAKE_DIR})
 
+# slaw::mpi (when MPI was found): its own export set, loaded by find_package(slaw COMPONENTS mpi) only,
+# so that the core package needs no MPI.
+if(TARGET slaw_mpi)
+  install(TARGETS slaw_mpi EXPORT slawMpiTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT slawMpiTargets NAMESPACE slaw:: DESTINATION ${SLAW_CMAKE_DIR})
+endif()
+
 # pkg-config. The prefix is found from the .pc file's own place (${pcfiledir}), so that the same file is
 # right under `cmake --install --prefix P`, in the .deb (/usr) and in a tree extracted elsewhere.
 set(SLAW_PC_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
