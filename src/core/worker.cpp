@@ -345,6 +345,10 @@ promise_base* worker::take_root() noexcept {
 // is still counted active (a suspended frame's is). Under DFDeques it starts a deque at the right end
 // of R, as a run's root does: its place in the serial order is not kept across the wait (the variant's
 // begin_resumed).
+// Taken only by an idle worker (its deques empty) or one waiting in place, never at the end of a strand
+// on top of queued tasks of its own: the frame's chain would push its entries below those, and a wait
+// in place inside it, which takes only its deque's bottom entry, could not reach older entries of its
+// scope (with one worker, a hang: tried, and tests/api/test_external.cpp caught it).
 promise_base* worker::take_resumed(const finish_node* inside) noexcept {
   promise_base* r = rt_->take_resumed(*this, inside);
   if (!r) return nullptr;

@@ -169,8 +169,8 @@ slaw::task<> run_ops(std::uint64_t seed, std::uint64_t path, const std::vector<e
   if (hi == lo) co_return;
   const std::uint64_t r = mixu(seed ^ path);
   const std::size_t mid = lo + 1 + static_cast<std::size_t>(r % (hi - lo - 1));
-  // The bounds from an array: GCC 12 at -O2 passed a wrong `b` when it was written `half ? hi : mid`
-  // (a parameter chosen by a conditional in this loop); clang and GCC -O1 were right. Not explained yet.
+  // The bounds from an array: written `b = half ? hi : mid`, GCC 12.2's SLP vectorizer packed {mid, hi}
+  // before loading hi from the frame and passed garbage (README, Known limitations).
   const std::size_t bounds[3] = {lo, mid, hi};
   auto s = co_await slaw::start_finish();
   for (int half = 0; half < 2; ++half) {
