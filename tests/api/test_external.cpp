@@ -25,12 +25,7 @@
 
 namespace {
 
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+using slaw_test::splitmix;
 
 // What a node does, from its seed alone.
 struct plan {
@@ -45,9 +40,9 @@ struct plan {
 
 plan make_plan(std::uint64_t seed, int depth, int max_depth) {
   plan p;
-  std::uint64_t r = mix(seed);
+  std::uint64_t r = splitmix(seed);
   auto next = [&r](unsigned n) {
-    r = mix(r);
+    r = splitmix(r);
     return static_cast<int>(r % n);
   };
   p.base = static_cast<long>(seed % 1000);
@@ -66,7 +61,7 @@ plan make_plan(std::uint64_t seed, int depth, int max_depth) {
   return p;
 }
 
-std::uint64_t child_seed(std::uint64_t seed, int i) { return mix(seed * 4 + static_cast<std::uint64_t>(i) + 1); }
+std::uint64_t child_seed(std::uint64_t seed, int i) { return splitmix(seed * 4 + static_cast<std::uint64_t>(i) + 1); }
 
 constexpr long call_failed = 7;
 constexpr long children_failed = 1000003;
@@ -246,7 +241,7 @@ TEST_P(ExternalWaits, MatchTheOracle) {
   const int programs = static_cast<int>(slaw_test::scaled(300, 10));
   std::uint64_t resumed_off_workers = 0;
   for (int k = 0; k < programs; ++k) {
-    const std::uint64_t seed = mix(static_cast<std::uint64_t>(k) * 7919 + s.workers);
+    const std::uint64_t seed = splitmix(static_cast<std::uint64_t>(k) * 7919 + s.workers);
     const ctx c{&pool, 2 + k % 4};
     const std::optional<long> want = expected(seed, 0, c.max_depth);
     rp::watchdog::instance().arm(std::string(s.name) + " program " + std::to_string(k) + " seed " + std::to_string(seed),

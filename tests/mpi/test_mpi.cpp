@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "../support/stress.hpp"
 #include "slaw/mpi.hpp"
 #include "slaw/slaw.hpp"
 
@@ -116,18 +117,13 @@ slaw::task<> an_error_is_an_exception() {
 // runs its sends and its receives as the leaves of random task trees (calls, spawns of every kind, nested
 // finish scopes) and checks every message received against the contents computed from the seed: the
 // oracle is the program text, not another run.
-std::uint64_t mixu(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+using slaw_test::splitmix;
 struct exchange_op {
   bool send;
   int peer, tag, len;
 };
 long content(std::uint64_t seed, int src, int dst, int tag, int k) {
-  return static_cast<long>(mixu(seed ^ mixu(static_cast<std::uint64_t>(src) * 1000003 + static_cast<std::uint64_t>(dst) * 1009 +
+  return static_cast<long>(splitmix(seed ^ splitmix(static_cast<std::uint64_t>(src) * 1000003 + static_cast<std::uint64_t>(dst) * 1009 +
                                             static_cast<std::uint64_t>(tag) * 64 + static_cast<std::uint64_t>(k))) >> 2);
 }
 std::vector<exchange_op> my_ops(std::uint64_t seed) {
@@ -135,9 +131,9 @@ std::vector<exchange_op> my_ops(std::uint64_t seed) {
   for (int a = 0; a < np; ++a)
     for (int b = 0; b < np; ++b) {
       if (a == b || (a != me && b != me)) continue;
-      const int m = static_cast<int>(mixu(seed + static_cast<std::uint64_t>(a * np + b)) % 5);
+      const int m = static_cast<int>(splitmix(seed + static_cast<std::uint64_t>(a * np + b)) % 5);
       for (int t = 0; t < m; ++t) {
-        const int len = 1 + static_cast<int>(mixu(seed * 31 + static_cast<std::uint64_t>(a * np + b) * 7 + static_cast<std::uint64_t>(t)) % 64);
+        const int len = 1 + static_cast<int>(splitmix(seed * 31 + static_cast<std::uint64_t>(a * np + b) * 7 + static_cast<std::uint64_t>(t)) % 64);
         ops.push_back({a == me, a == me ? b : a, t, len});
       }
     }
@@ -167,7 +163,7 @@ slaw::task<> run_ops(std::uint64_t seed, std::uint64_t path, const std::vector<e
     co_return;
   }
   if (hi == lo) co_return;
-  const std::uint64_t r = mixu(seed ^ path);
+  const std::uint64_t r = splitmix(seed ^ path);
   const std::size_t mid = lo + 1 + static_cast<std::size_t>(r % (hi - lo - 1));
   // The bounds from an array: written `b = half ? hi : mid`, GCC 12.2's SLP vectorizer packed {mid, hi}
   // before loading hi from the frame and passed garbage (README, Known limitations).

@@ -55,6 +55,15 @@ inline std::uint64_t scaled(std::uint64_t base, std::uint64_t at_least) {
   return std::max(v, at_least);
 }
 
+// SplitMix64's finaliser: a well-mixed 64-bit value from any seed (stateless, for deriving decisions
+// from a program's seed and a position in it).
+inline std::uint64_t splitmix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 struct xorshift {
   std::uint64_t s;
   explicit xorshift(std::uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 0x1234567ull) {
