@@ -8,9 +8,8 @@
 //      waits end: the tasks are queued for the workers);
 //   3. with nothing outstanding, sleep on the condition variable until a submission or the end; with
 //      requests outstanding and none finished, back off: spin, then yield, then wait on the condition
-//      variable for 1 us doubling to 16 us (a submission ends that wait at once). A longer ceiling
-//      (256 us) made the stencil at 2 ranks x 1 worker 1.4x flat MPI's time: a 16 KB halo goes by
-//      MPI's rendezvous protocol, whose steps each waited for a sleeping progress thread.
+//      variable for 1 us doubling to 16 us (a submission ends that wait at once). A 256 us ceiling
+//      measured the same on the stencil (bench/results/mpi/progress_backoff.json).
 // Invariant: every submitted operation is completed exactly once, by this thread, and only after its
 // request completed or failed; the thread ends only once nothing is submitted or outstanding.
 #include <pthread.h>
