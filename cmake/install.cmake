@@ -65,6 +65,11 @@ endforeach()
 # -foptimize-sibling-calls and SLAW_SIBLING_CALLS: GCC's symmetric transfer as a tail call at every
 # optimisation level (include/slaw/detail/transfer.hpp); clang accepts the flag and needs neither.
 set(SLAW_PC_CFLAGS "-std=c++20 -pthread -foptimize-sibling-calls -DSLAW_SIBLING_CALLS")
+# The SLP workaround (CMakeLists.txt) when a GCC that needs it built the library: the program's code
+# is built by the same compiler (README, one compiler per program).
+if(SLAW_GCC_NO_SLP_VECTORIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 12)
+  string(APPEND SLAW_PC_CFLAGS " -fno-tree-slp-vectorize")
+endif()
 if(NOT slaw_library_type STREQUAL "SHARED_LIBRARY")
   string(APPEND SLAW_PC_CFLAGS " -DSLAW_STATIC_DEFINE")
 endif()
