@@ -10,7 +10,7 @@ validate_16core.py calibrates them (from bench/results/scaling/'s serial times):
             thief that does not publish its next push, victims drawn among p positions), against slaw-dyn; the peak
             memory beside S1 (the one-worker peak) so that the space bound stays visible;
   adp       slaw-dyn against the better of wf and hf at 16, 32, 64 workers on every modelled kernel,
-            as the runtime is and with ADP's what-ifs (start help-first as before, a steal threshold of 2 INT);
+            as the runtime is and with ADP's what-ifs (start help-first as before, steal thresholds of 2 INT, INT/4, INT/16);
   slowdown  every generator under wf, hf, dyn and DFDeques at 1, 2, 4, ..., 128 workers: where
             T_P > 1.1 min_{p <= P} T_p, with the counters that say why (steals, failed rounds, parks).
 Writes many_cores_dfd.csv, many_cores_adp.csv, many_cores_slowdown.csv and prints the tables.
@@ -44,6 +44,8 @@ ADP_WHATIFS = [
     ("start hf (SLAW; before)", ["--what-if", "adp-start-hf"]),
     ("threshold 2 INT", ["--steal-threshold", "128"]),
     ("start hf + threshold 2 INT", ["--what-if", "adp-start-hf", "--steal-threshold", "128"]),
+    ("threshold INT/4", ["--steal-threshold", "16"]),
+    ("threshold INT/16", ["--steal-threshold", "4"]),
 ]
 # The slowdown sweep: every generator at a size that simulates in seconds.
 SWEEP = {
