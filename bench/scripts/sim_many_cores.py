@@ -184,6 +184,7 @@ def part_slowdown(build, out, jobs):
 
 
 def write(out, name, rows):
+    os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, name), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
