@@ -1,6 +1,5 @@
 # slaw: `make test` installs what it needs (Debian packages, as root), builds and runs every test.
-#       `make sanitize` runs the concurrency tests under ThreadSanitizer and all tests under ASan+UBSan
-#       but the MPI jobs (Open MPI's own allocations fail LeakSanitizer; they run under TSan).
+#       `make sanitize` runs the concurrency tests under ThreadSanitizer and all tests under ASan+UBSan.
 SHELL := /bin/bash
 .ONESHELL:
 .SHELLFLAGS := -eu -o pipefail -c
@@ -65,7 +64,7 @@ asan: deps
 	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DSLAW_SANITIZE=address -DSLAW_BUILD_BENCH=OFF
 	cmake --build build-asan -j $(JOBS)
 	(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 SLAW_TEST_SCALE=$${SLAW_TEST_SCALE_SAN:-0.2} \
-	  ctest -j $(JOBS) --output-on-failure -LE mpi)
+	  ctest -j $(JOBS) --output-on-failure)
 	$(MAKE) --no-print-directory examples-check BUILD=build-asan
 
 sanitize: tsan asan
