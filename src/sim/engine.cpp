@@ -60,7 +60,6 @@ void engine::setup_workers() {
       w.jitter_state = mix64(cfg_.seed ^ (0xD1B54A32D192ED03ull * (i + 1)));
       if (j) w.jitter_state ^= mix64(0x9FB21C651E98DF25ull + j);
       w.adp.reset(cfg_.adp, 0);
-      if (cfg_.what.adp_start_hf) w.adp.current = policy::spawn_policy::hf;  // as adp_params::start = hf
       // As a runtime's worker begins find_work: a worker woken from its first sleep polls from the
       // first backoff on, not with none (which made the last searcher poll without pause).
       w.backoff_ns = cfg_.idle.backoff_first_ns;

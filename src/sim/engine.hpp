@@ -52,7 +52,6 @@ struct what_if {
   bool dfd_no_publish = false;      // a DFDeques thief does not publish its next push after a steal
   bool dfd_pick_positions = false;  // DFDeques draws its victim among p positions (Fig. 5), not min(p, |R|) deques
   bool dfd_free_r = false;        // R without its lock: steals never serialise or fail on it
-  bool adp_start_hf = false;        // ADP starts each worker help-first, as SLAW does (and slaw did)
   friend bool operator==(const what_if&, const what_if&) = default;
 };
 

@@ -167,7 +167,7 @@ options parse_options(int argc, char** argv) {
         if (w == "dfd-no-publish") o.what.dfd_no_publish = true;
         else if (w == "dfd-pick-positions") o.what.dfd_pick_positions = true;
         else if (w == "dfd-free-r") o.what.dfd_free_r = true;
-        else if (w == "adp-start-hf") o.what.adp_start_hf = true;
+        else if (w == "adp-start-hf") o.adp.start = policy::spawn_policy::hf;  // as SLAW (and slaw before)
         else
           throw usage_error("--what-if: '" + w + "' is not a change; accepted: dfd-no-publish, dfd-pick-positions, "
                             "dfd-free-r, adp-start-hf");

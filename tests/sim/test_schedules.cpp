@@ -64,7 +64,7 @@ TEST(SimSchedules, FreshTasksStayWithinFWhenTheStackConditionNeverFires) {
     c.adp.F = 16;
     c.adp.INT = 4;  // help-first after each interval with a steal
     c.adp.steal_threshold = 0;
-    c.what.adp_start_hf = true;  // help-first intervals for F to bound: a work-first flat loop stays work-first
+    c.adp.start = slaw::policy::spawn_policy::hf;  // help-first intervals for F to bound: a work-first flat loop stays work-first
     run_result r = sim("fj:2000,reps=2", c);  // S1 = 1 < S
     EXPECT_LE(r.total.max_fresh, 16u) << "P=" << p;
     EXPECT_GT(r.total.spawns_hf, 0u) << "P=" << p;
@@ -85,7 +85,7 @@ TEST(SimSchedules, DynOnOneWorkerStaysWorkFirst) {
   EXPECT_EQ(r.total.spawns_hf, 0u);  // it starts work-first, and no thief turns it
   EXPECT_EQ(r.total.policy_switches, 0u);
   run_config c = ws(1, mode::dyn);
-  c.what.adp_start_hf = true;  // SLAW's start
+  c.adp.start = slaw::policy::spawn_policy::hf;  // SLAW's start
   r = sim("fib:20", c);
   EXPECT_EQ(r.total.spawns_hf, 63u);  // the first interval, minus the spawn that ends it
   EXPECT_EQ(r.total.policy_switches, 1u);
