@@ -216,6 +216,9 @@ void arbiter_job::apply(std::uint32_t a) {
     // Surplus workers running a chain stop at their next spawn; idle ones park at their next look.
     for (const auto& w : rt_.workers)
       if (w->rank() >= a && w->rank() < old) w->allocator()->request_yield();
+    // Those asleep in the parking lot look now. Left there, they took the wake-ups meant for the
+    // workers still allotted and parked again without passing them on (src/core/worker.cpp, find_work).
+    rt_.park.wake_all_if_sleepers();  // after the seq_cst store of `allowed`: see find_work's re-check
   } else {
     for (const auto& w : rt_.workers)
       if (w->rank() >= old && w->rank() < a) w->allocator()->cancel_yield();

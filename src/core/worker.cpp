@@ -238,7 +238,7 @@ void worker::sample_victim(int victim, std::uint32_t taken) noexcept {
 
 // ---- the job's allotment (docs/design/multijob.md § The job side) ----
 
-bool worker::surplus() const noexcept { return rank_ >= rt_->allowed.load(std::memory_order_relaxed); }
+bool worker::surplus(std::memory_order order) const noexcept { return rank_ >= rt_->allowed.load(order); }
 
 // Parking by allotment, outside the parking lot's eventcount: the quantum thread stores the new
 // allotment and then bumps `allot_event` (both seq_cst); this worker reads `allot_event`, then the
@@ -407,7 +407,14 @@ promise_base* worker::find_work(bool& stop) {
       continue;
     }
     rounds = 0;
-    auto visible = [this] { return rt_->work_visible_to(*this) || rt_->stopping.load(std::memory_order_seq_cst); };
+    // A worker that became surplus must not sleep here: it would take wake-ups meant for the workers
+    // still allotted. The allotment's shrink stores `allowed` and then wakes this lot (arbiter_job::apply),
+    // so by the eventcount argument (parking.hpp) either this seq_cst re-read sees the new allotment or
+    // the wake comes after this worker read the event and its wait returns at once.
+    auto visible = [this] {
+      return rt_->work_visible_to(*this) || rt_->stopping.load(std::memory_order_seq_cst) ||
+             surplus(std::memory_order_seq_cst);
+    };
     const std::uint64_t since = tl_ ? trace_now() : 0;
     // Time asleep is time idle for the desire (the quantum thread counts it as failed attempts).
     const std::uint64_t asleep = steady_ns();

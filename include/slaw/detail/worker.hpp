@@ -407,7 +407,7 @@ class SLAW_EXPORT worker {
   // loop, which parks it.
   std::coroutine_handle<> yield_at_spawn(promise_base* parent, promise_base* child) noexcept;
   // Whether the job's allotment no longer covers this worker.
-  bool surplus() const noexcept;
+  bool surplus(std::memory_order order = std::memory_order_relaxed) const noexcept;
   // Parks until the allotment covers this worker again (or shutdown), its deques exposed and muggable.
   void park_for_allotment() noexcept;
   // Takes a parked worker's muggable deques whole into this worker's own (empty) deques and returns
