@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Causes at 16-128 simulated workers, with the 16-core model (docs/simulation.md, "Many cores").
 
-  bench/scripts/sim_many_cores.py BUILD_DIR OUT_DIR [--part dfd,adp,slowdown] [--jobs N]
+  bench/scripts/sim_many_cores.py BUILD_DIR OUT_DIR [--part dfd,adp,adp-seeds,slowdown] [--jobs N]
 
 With bench/results/simulation/costs_16core.txt and each kernel's strands calibrated as
 validate_16core.py calibrates them (from bench/results/scaling/'s serial times):
@@ -11,9 +11,12 @@ validate_16core.py calibrates them (from bench/results/scaling/'s serial times):
             memory beside S1 (the one-worker peak) so that the space bound stays visible;
   adp       slaw-dyn against the better of wf and hf at 16, 32, 64 workers on every modelled kernel,
             as the runtime is and with ADP's what-ifs (start help-first as before, steal thresholds of 2 INT, INT/4, INT/16);
+  adp-seeds slaw-dyn, wf and hf on nqueens and spmv, the kernels where dyn misses the better fixed policy, at
+            16, 32, 64 workers over victim seeds 1..16: the mean times, and the spawns per worker beside
+            ADP's interval (INT spawns), which says whether the heuristic can act at all;
   slowdown  every generator under wf, hf, dyn and DFDeques at 1, 2, 4, ..., 128 workers: where
             T_P > 1.1 min_{p <= P} T_p, with the counters that say why (steals, failed rounds, parks).
-Writes many_cores_dfd.csv, many_cores_adp.csv, many_cores_slowdown.csv and prints the tables.
+Writes many_cores_dfd.csv, many_cores_adp.csv, many_cores_adp_seeds.csv, many_cores_slowdown.csv and prints the tables.
 """
 import argparse
 import csv
@@ -150,6 +153,38 @@ def part_adp(build, out, jobs):
         print(f"| {bench} | {best[16][1]} | " + " | ".join(cells) + " |")
 
 
+SEEDS = range(1, 17)
+
+
+def part_adp_seeds(build, out, jobs):
+    tasks = [(bench, spec, pol, seed) for bench in ("nqueens", "spmv") for spec in [calibrated(build, bench)]
+             for pol in ("wf", "hf", "dyn") for seed in SEEDS]
+
+    def one(t):
+        bench, spec, pol, seed = t
+        return t, run(build, spec, ["--policy", pol, "--seed", str(seed), "--workers", "16,32,64"])
+
+    rows = []
+    with ThreadPoolExecutor(jobs) as ex:
+        for (bench, spec, pol, seed), res in ex.map(one, tasks):
+            for r in res:
+                rows.append({"bench": bench, "policy": pol, "seed": seed, "workers": int(r["workers"]),
+                             "time_s": float(r["time_s"]), "spawns": int(r["spawns_wf"]) + int(r["spawns_hf"]),
+                             "spawns_hf": int(r["spawns_hf"]), "policy_switches": int(r["policy_switches"])})
+    write(out, "many_cores_adp_seeds.csv", rows)
+    print(f"\n### ADP over victim seeds {SEEDS[0]}..{SEEDS[-1]}: mean times (ms), and dyn against the better mean\n")
+    print("| kernel | P | spawns per worker | wf | hf | dyn | dyn / better | seeds where dyn = wf exactly |")
+    print("|---|---|---|---|---|---|---|---|")
+    for bench in ("nqueens", "spmv"):
+        for p in (16, 32, 64):
+            t = {pol: {r["seed"]: r for r in rows if r["bench"] == bench and r["policy"] == pol and r["workers"] == p}
+                 for pol in ("wf", "hf", "dyn")}
+            mean = {pol: sum(r["time_s"] for r in t[pol].values()) / len(SEEDS) for pol in t}
+            same = sum(t["dyn"][s]["time_s"] == t["wf"][s]["time_s"] for s in SEEDS)
+            print(f"| {bench} | {p} | {t['wf'][SEEDS[0]]['spawns'] / p:.0f} | {mean['wf'] * 1e3:.2f} | {mean['hf'] * 1e3:.2f} | "
+                  f"{mean['dyn'] * 1e3:.2f} | {mean['dyn'] / min(mean['wf'], mean['hf']):.3f} | {same} of {len(SEEDS)} |")
+
+
 def part_slowdown(build, out, jobs):
     rows = []
     tasks = [(g, spec, pol, args) for g, spec in SWEEP.items()
@@ -199,7 +234,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
     for p in a.part.split(","):
-        {"dfd": part_dfd, "adp": part_adp, "slowdown": part_slowdown}[p](a.build, a.out, a.jobs)
+        {"dfd": part_dfd, "adp": part_adp, "adp-seeds": part_adp_seeds, "slowdown": part_slowdown}[p](a.build, a.out, a.jobs)
 
 
 if __name__ == "__main__":
