@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Causes at 16-128 simulated workers, with the 16-core model (docs/simulation.md, "Many cores").
 
-  bench/scripts/sim_many_cores.py BUILD_DIR OUT_DIR [--part dfd,adp,adp-seeds,slowdown] [--jobs N]
+  bench/scripts/sim_many_cores.py BUILD_DIR OUT_DIR [--part dfd,adp,adp-seeds,expose-window,slowdown] [--jobs N]
 
 With bench/results/simulation/costs_16core.txt and each kernel's strands calibrated as
 validate_16core.py calibrates them (from bench/results/scaling/'s serial times):
@@ -10,13 +10,18 @@ validate_16core.py calibrates them (from bench/results/scaling/'s serial times):
             thief that does not publish its next push, victims drawn among p positions), against slaw-dyn; the peak
             memory beside S1 (the one-worker peak) so that the space bound stays visible;
   adp       slaw-dyn against the better of wf and hf at 16, 32, 64 workers on every modelled kernel,
-            as the runtime is and with ADP's what-ifs (start help-first as before, steal thresholds of 2 INT, INT/4, INT/16);
+            as the runtime is and with ADP's what-ifs (start help-first as before, steal thresholds of 2 INT, INT/4, INT/16),
+            and with a deque that publishes its next 4 pushes at once after answering a thief's request;
   adp-seeds slaw-dyn, wf and hf on nqueens and spmv, the kernels where dyn misses the better fixed policy, at
             16, 32, 64 workers over victim seeds 1..16: the mean times, and the spawns per worker beside
             ADP's interval (INT spawns), which says whether the heuristic can act at all;
+  expose-window  slaw-dyn with a deque that publishes its next N pushes at once after answering a
+            thief's request (N = 2, 4, 8, 16, and every push once asked), against the better fixed policy of
+            the runtime as it is, at 16, 32, 64 workers;
   slowdown  every generator under wf, hf, dyn and DFDeques at 1, 2, 4, ..., 128 workers: where
             T_P > 1.1 min_{p <= P} T_p, with the counters that say why (steals, failed rounds, parks).
-Writes many_cores_dfd.csv, many_cores_adp.csv, many_cores_adp_seeds.csv, many_cores_slowdown.csv and prints the tables.
+Writes many_cores_dfd.csv, many_cores_adp.csv, many_cores_adp_seeds.csv, many_cores_expose_window.csv,
+many_cores_slowdown.csv and prints the tables.
 """
 import argparse
 import csv
@@ -49,6 +54,7 @@ ADP_WHATIFS = [
     ("start hf + threshold 2 INT", ["--what-if", "adp-start-hf", "--steal-threshold", "128"]),
     ("threshold INT/4", ["--steal-threshold", "16"]),
     ("threshold INT/16", ["--steal-threshold", "4"]),
+    ("expose 4 pushes after a request", ["--what-if", "expose-after-request=4"]),
 ]
 # The slowdown sweep: every generator at a size that simulates in seconds.
 SWEEP = {
@@ -185,6 +191,40 @@ def part_adp_seeds(build, out, jobs):
                   f"{mean['dyn'] * 1e3:.2f} | {mean['dyn'] / min(mean['wf'], mean['hf']):.3f} | {same} of {len(SEEDS)} |")
 
 
+WINDOWS = [0, 2, 4, 8, 16, 1 << 30]
+
+
+def part_expose_window(build, out, jobs):
+    kernels = ("fj", "spawncost", "skynet", "sor", "spmv", "nqueens")
+    tasks = [(bench, spec, "fixed", pol, 0) for bench in kernels for spec in [calibrated(build, bench)] for pol in ("wf", "hf")]
+    tasks += [(bench, spec, "dyn", "dyn", n) for bench in kernels for spec in [calibrated(build, bench)] for n in WINDOWS]
+
+    def one(t):
+        bench, spec, kind, pol, n = t
+        extra = ["--what-if", f"expose-after-request={n}"] if n else []
+        return t, run(build, spec, ["--policy", pol, "--workers", "16,32,64"] + extra)
+
+    rows = []
+    with ThreadPoolExecutor(jobs) as ex:
+        for (bench, spec, kind, pol, n), res in ex.map(one, tasks):
+            for r in res:
+                rows.append({"bench": bench, "policy": pol, "window": n, "workers": int(r["workers"]),
+                             "time_s": float(r["time_s"])})
+    write(out, "many_cores_expose_window.csv", rows)
+    name = {0: "today", 1 << 30: "every push"}
+    print("\n### dyn with the next N pushes published after a request: T / min(T(wf), T(hf) today) at 16 / 32 / 64 workers\n")
+    print("| kernel | " + " | ".join(name.get(n, f"N = {n}") for n in WINDOWS) + " |")
+    print("|---|" + "---|" * len(WINDOWS))
+    for bench in kernels:
+        best = {p: min(r["time_s"] for r in rows if r["bench"] == bench and r["policy"] in ("wf", "hf") and r["workers"] == p)
+                for p in (16, 32, 64)}
+        cells = []
+        for n in WINDOWS:
+            d = {r["workers"]: r["time_s"] for r in rows if r["bench"] == bench and r["policy"] == "dyn" and r["window"] == n}
+            cells.append(" / ".join(f"{d[p] / best[p]:.2f}" for p in (16, 32, 64)))
+        print(f"| {bench} | " + " | ".join(cells) + " |")
+
+
 def part_slowdown(build, out, jobs):
     rows = []
     tasks = [(g, spec, pol, args) for g, spec in SWEEP.items()
@@ -234,7 +274,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
     for p in a.part.split(","):
-        {"dfd": part_dfd, "adp": part_adp, "adp-seeds": part_adp_seeds, "slowdown": part_slowdown}[p](a.build, a.out, a.jobs)
+        {"dfd": part_dfd, "adp": part_adp, "adp-seeds": part_adp_seeds, "expose-window": part_expose_window, "slowdown": part_slowdown}[p](a.build, a.out, a.jobs)
 
 
 if __name__ == "__main__":

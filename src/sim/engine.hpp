@@ -52,6 +52,7 @@ struct what_if {
   bool dfd_no_publish = false;      // a DFDeques thief does not publish its next push after a steal
   bool dfd_pick_positions = false;  // DFDeques draws its victim among p positions (Fig. 5), not min(p, |R|) deques
   bool dfd_free_r = false;        // R without its lock: steals never serialise or fail on it
+  std::uint32_t expose_after_request = 0;  // after answering a thief's request, the next N pushes publish at once
   friend bool operator==(const what_if&, const what_if&) = default;
 };
 

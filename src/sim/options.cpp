@@ -97,7 +97,9 @@ std::string usage() {
       "  --what-if LIST         runtime changes to try: dfd-no-publish (a DFDeques thief does not publish\n"
       "                         its next push), dfd-pick-positions (victims among p positions, as Fig. 5:\n"
       "                         these two are DFDeques before today's), dfd-free-r (no lock on R),\n"
-      "                         adp-start-hf (ADP starts help-first, as SLAW and slaw before)\n"
+      "                         adp-start-hf (ADP starts help-first, as SLAW and slaw before),\n"
+      "                         expose-after-request=N (after answering a thief's request, a deque\n"
+      "                         publishes each of its next N pushes at once)\n"
       "  --fresh-first          thieves try a victim's fresh deque before its preempted one\n"
       "  --checks               verify the runtime's invariants on every operation (slower)\n"
       "  --csv FILE             the results as Cilkscale's CSV (tag, work, span, parallelism, burdened\n"
@@ -168,9 +170,12 @@ options parse_options(int argc, char** argv) {
         else if (w == "dfd-pick-positions") o.what.dfd_pick_positions = true;
         else if (w == "dfd-free-r") o.what.dfd_free_r = true;
         else if (w == "adp-start-hf") o.adp.start = policy::spawn_policy::hf;  // as SLAW (and slaw before)
+        else if (w.rfind("expose-after-request=", 0) == 0)
+          o.what.expose_after_request =
+              static_cast<std::uint32_t>(bounded("--what-if expose-after-request", w.substr(21), 1, 1u << 30));
         else
           throw usage_error("--what-if: '" + w + "' is not a change; accepted: dfd-no-publish, dfd-pick-positions, "
-                            "dfd-free-r, adp-start-hf");
+                            "dfd-free-r, adp-start-hf, expose-after-request=N");
       }
     } else if (a == "--spin-rounds") o.idle.spin_rounds = static_cast<std::uint32_t>(bounded(a, value(), 1, 1u << 30));
     else if (a == "--fresh-first") o.preempted_first = false;

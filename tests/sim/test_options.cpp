@@ -82,6 +82,9 @@ TEST(SimOptions, BadOptionsNameTheOptionAndTheAcceptedValues) {
   EXPECT_NE(error_of({"--gen", "fib:10", "--cost", "probe=0"}).find("must be > 0"), std::string::npos);
   EXPECT_NE(error_of({"--gen", "fib:10", "--S", "0"}).find("--S '0'"), std::string::npos);
   EXPECT_NE(error_of({"--gen", "fib:10", "--seed"}).find("missing its value"), std::string::npos);
+  EXPECT_NE(error_of({"--gen", "fib:10", "--what-if", "eager"}).find("expose-after-request=N"), std::string::npos);
+  EXPECT_NE(error_of({"--gen", "fib:10", "--what-if", "expose-after-request=0"}).find("[1, "), std::string::npos);
+  EXPECT_EQ(parse({"--gen", "fib:10", "--what-if", "expose-after-request=4"}).what.expose_after_request, 4u);
   EXPECT_NE(error_of({"--frobnicate"}).find("unknown option '--frobnicate'"), std::string::npos);
   EXPECT_NE(error_of({"--workers", "4"}).find("--gen or --dag is required"), std::string::npos);
   EXPECT_NE(error_of({"--gen", "fib:10", "--dag", "fib.dag"}).find("give one of the two, not both"), std::string::npos);

@@ -4,6 +4,7 @@
 // condition never fires, and the same seed gives the same schedule.
 #include <gtest/gtest.h>
 
+#include "sim/sim_deque.hpp"
 #include "sim_test_util.hpp"
 
 using namespace simtest;
@@ -89,6 +90,37 @@ TEST(SimSchedules, DynOnOneWorkerStaysWorkFirst) {
   r = sim("fib:20", c);
   EXPECT_EQ(r.total.spawns_hf, 63u);  // the first interval, minus the spawn that ends it
   EXPECT_EQ(r.total.policy_switches, 1u);
+}
+
+// The what-if expose-after-request=N: the push that answers a request exposes as today, and each of the
+// next N pushes publishes its entry at once; then pushes stay private again until the next request.
+TEST(SimSchedules, ExposeAfterRequestPublishesTheNextNPushes) {
+  slaw::sim::sim_deque d;
+  d.set_eager_after_request(2);
+  d.push(1);
+  EXPECT_TRUE(d.looks_empty());  // private until asked
+  EXPECT_EQ(d.steal(), slaw::sim::no_entry);  // asks
+  EXPECT_TRUE(d.push(2));        // answers the request
+  EXPECT_FALSE(d.looks_empty());
+  EXPECT_EQ(d.steal(), 1u);      // the older half
+  EXPECT_EQ(d.steal(), slaw::sim::no_entry);  // entry 2 stayed private: asks again
+  EXPECT_TRUE(d.push(3));        // answers it; the window restarts
+  EXPECT_EQ(d.steal(), 2u);
+  EXPECT_FALSE(d.push(4));       // in the window: published, no request answered
+  EXPECT_EQ(d.steal(), 3u);
+  EXPECT_EQ(d.steal(), 4u);
+  EXPECT_FALSE(d.push(5));       // the window's second push
+  EXPECT_EQ(d.steal(), 5u);
+  d.push(6);                     // the window is over: private
+  EXPECT_TRUE(d.looks_empty());
+  // Every schedule keeps the runtime's invariants with the window on.
+  for (const char* g : shapes)
+    for (mode m : {mode::wf, mode::hf, mode::dyn}) {
+      run_config c = ws(16, m);
+      c.what.expose_after_request = 4;
+      run_result r = sim(g, c);
+      ASSERT_TRUE(r.violations.empty()) << g << "\n" << violations(r);
+    }
 }
 
 TEST(SimSchedules, SameSeedSameScheduleOtherSeedOtherSchedule) {
