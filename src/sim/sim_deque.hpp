@@ -30,18 +30,18 @@ class sim_deque {
     ++head_;
     if (want_split_) {
       expose();
-      eager_left_ = eager_after_request_;
+      expose_window_left_ = expose_after_request_;
       return true;
     }
-    if (eager_left_ > 0) [[unlikely]] {  // what-if expose-after-request: publish every entry at once
-      --eager_left_;
+    if (expose_window_left_ > 0) [[unlikely]] {  // what-if expose-after-request: publish every entry at once
+      --expose_window_left_;
       split_ = head_;
     }
     return false;
   }
   // What-if (--what-if expose-after-request=N): after answering a request, the next N pushes publish
   // their entry at once, as if every push of a worker that thieves asked recently were a release CAS.
-  void set_eager_after_request(std::uint32_t n) noexcept { eager_after_request_ = n; }
+  void set_expose_after_request(std::uint32_t n) noexcept { expose_after_request_ = n; }
   bool split_requested() const noexcept { return want_split_; }
   entry pop() {
     if (head_ != split_) {
@@ -79,7 +79,7 @@ class sim_deque {
     for (std::uint32_t i = tail_; i != head_; ++i) out.push_back(slots_[i & mask()]);
     split_ = tail_ = tail_cache_ = head_;
     want_split_ = false;
-    eager_left_ = 0;
+    expose_window_left_ = 0;
   }
   void expose() noexcept {
     want_split_ = false;
@@ -122,7 +122,7 @@ class sim_deque {
   std::vector<entry> slots_;
   std::uint32_t head_ = 0, split_ = 0, tail_ = 0, tail_cache_ = 0;
   bool want_split_ = false;
-  std::uint32_t eager_after_request_ = 0, eager_left_ = 0;
+  std::uint32_t expose_after_request_ = 0, expose_window_left_ = 0;
   std::uint64_t owner_steals_ = 0;
 };
 

@@ -96,7 +96,7 @@ TEST(SimSchedules, DynOnOneWorkerStaysWorkFirst) {
 // next N pushes publishes its entry at once; then pushes stay private again until the next request.
 TEST(SimSchedules, ExposeAfterRequestPublishesTheNextNPushes) {
   slaw::sim::sim_deque d;
-  d.set_eager_after_request(2);
+  d.set_expose_after_request(2);
   d.push(1);
   EXPECT_TRUE(d.looks_empty());  // private until asked
   EXPECT_EQ(d.steal(), slaw::sim::no_entry);  // asks
