@@ -16,8 +16,8 @@ validate_16core.py calibrates them (from bench/results/scaling/'s serial times):
             16, 32, 64 workers over victim seeds 1..16: the mean times, and the spawns per worker beside
             ADP's interval (INT spawns), which says whether the heuristic can act at all;
   expose-window  slaw-dyn with a deque that publishes its next N pushes at once after answering a
-            thief's request (N = 2, 4, 8, 16, and every push once asked), against the better fixed policy of
-            the runtime as it is, at 16, 32, 64 workers;
+            thief's request (N = 2, 4, 8, 16, and every push once asked), also only when 2 different
+            thieves asked, against the better fixed policy of the runtime as it is, at 16, 32, 64 workers;
   slowdown  every generator under wf, hf, dyn and DFDeques at 1, 2, 4, ..., 128 workers: where
             T_P > 1.1 min_{p <= P} T_p, with the counters that say why (steals, failed rounds, parks).
 Writes many_cores_dfd.csv, many_cores_adp.csv, many_cores_adp_seeds.csv, many_cores_expose_window.csv,
@@ -191,36 +191,41 @@ def part_adp_seeds(build, out, jobs):
                   f"{mean['dyn'] * 1e3:.2f} | {mean['dyn'] / min(mean['wf'], mean['hf']):.3f} | {same} of {len(SEEDS)} |")
 
 
-WINDOWS = [0, 2, 4, 8, 16, 1 << 30]
+WINDOWS = [(0, 1), (2, 1), (4, 1), (8, 1), (16, 1), (1 << 30, 1), (4, 2), (16, 2), (1 << 30, 2)]  # (N, min thieves)
 
 
 def part_expose_window(build, out, jobs):
     kernels = ("fj", "spawncost", "skynet", "sor", "spmv", "nqueens")
-    tasks = [(bench, spec, "fixed", pol, 0) for bench in kernels for spec in [calibrated(build, bench)] for pol in ("wf", "hf")]
-    tasks += [(bench, spec, "dyn", "dyn", n) for bench in kernels for spec in [calibrated(build, bench)] for n in WINDOWS]
+    tasks = [(bench, spec, "fixed", pol, None) for bench in kernels for spec in [calibrated(build, bench)] for pol in ("wf", "hf")]
+    tasks += [(bench, spec, "dyn", "dyn", w) for bench in kernels for spec in [calibrated(build, bench)] for w in WINDOWS]
 
     def one(t):
-        bench, spec, kind, pol, n = t
-        extra = ["--what-if", f"expose-after-request={n}"] if n else []
+        bench, spec, kind, pol, w = t
+        extra = ["--what-if", f"expose-after-request={w[0]},expose-min-thieves={w[1]}"] if w and w[0] else []
         return t, run(build, spec, ["--policy", pol, "--workers", "16,32,64"] + extra)
 
     rows = []
     with ThreadPoolExecutor(jobs) as ex:
-        for (bench, spec, kind, pol, n), res in ex.map(one, tasks):
+        for (bench, spec, kind, pol, w), res in ex.map(one, tasks):
             for r in res:
-                rows.append({"bench": bench, "policy": pol, "window": n, "workers": int(r["workers"]),
-                             "time_s": float(r["time_s"])})
+                rows.append({"bench": bench, "policy": pol, "window": w[0] if w else 0, "min_thieves": w[1] if w else 1,
+                             "workers": int(r["workers"]), "time_s": float(r["time_s"])})
     write(out, "many_cores_expose_window.csv", rows)
-    name = {0: "today", 1 << 30: "every push"}
-    print("\n### dyn with the next N pushes published after a request: T / min(T(wf), T(hf) today) at 16 / 32 / 64 workers\n")
-    print("| kernel | " + " | ".join(name.get(n, f"N = {n}") for n in WINDOWS) + " |")
+    def name(w):
+        n, m = w
+        label = "today" if n == 0 else "every push" if n == 1 << 30 else f"N = {n}"
+        return label if m == 1 or n == 0 else f"{label}, {m} thieves"
+    print("\n### dyn with the next N pushes published after a request (and only when M different thieves asked):")
+    print("### T / min(T(wf), T(hf) today) at 16 / 32 / 64 workers\n")
+    print("| kernel | " + " | ".join(name(w) for w in WINDOWS) + " |")
     print("|---|" + "---|" * len(WINDOWS))
     for bench in kernels:
         best = {p: min(r["time_s"] for r in rows if r["bench"] == bench and r["policy"] in ("wf", "hf") and r["workers"] == p)
                 for p in (16, 32, 64)}
         cells = []
-        for n in WINDOWS:
-            d = {r["workers"]: r["time_s"] for r in rows if r["bench"] == bench and r["policy"] == "dyn" and r["window"] == n}
+        for n, m in WINDOWS:
+            d = {r["workers"]: r["time_s"] for r in rows
+                 if r["bench"] == bench and r["policy"] == "dyn" and r["window"] == n and r["min_thieves"] == m}
             cells.append(" / ".join(f"{d[p] / best[p]:.2f}" for p in (16, 32, 64)))
         print(f"| {bench} | " + " | ".join(cells) + " |")
 

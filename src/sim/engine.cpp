@@ -60,8 +60,8 @@ void engine::setup_workers() {
       w.jitter_state = mix64(cfg_.seed ^ (0xD1B54A32D192ED03ull * (i + 1)));
       if (j) w.jitter_state ^= mix64(0x9FB21C651E98DF25ull + j);
       w.adp.reset(cfg_.adp, 0);
-      w.pre.set_expose_after_request(cfg_.what.expose_after_request);
-      w.fresh.set_expose_after_request(cfg_.what.expose_after_request);
+      w.pre.set_expose_after_request(cfg_.what.expose_after_request, cfg_.what.expose_min_thieves);
+      w.fresh.set_expose_after_request(cfg_.what.expose_after_request, cfg_.what.expose_min_thieves);
       // As a runtime's worker begins find_work: a worker woken from its first sleep polls from the
       // first backoff on, not with none (which made the last searcher poll without pause).
       w.backoff_ns = cfg_.idle.backoff_first_ns;

@@ -53,6 +53,7 @@ struct what_if {
   bool dfd_pick_positions = false;  // DFDeques draws its victim among p positions (Fig. 5), not min(p, |R|) deques
   bool dfd_free_r = false;        // R without its lock: steals never serialise or fail on it
   std::uint32_t expose_after_request = 0;  // after answering a thief's request, the next N pushes publish at once
+  std::uint32_t expose_min_thieves = 1;    // ... only when that many different workers asked
   friend bool operator==(const what_if&, const what_if&) = default;
 };
 
@@ -140,9 +141,9 @@ class engine {
   finish& f(finish_id id) noexcept { return fins_[id]; }
   time_ps now() const noexcept { return now_; }
   // The oldest preempted entry of `victim`, detached (its child counted in its finish); none if empty.
-  task_id yield_continuation(worker& victim);
+  task_id yield_continuation(worker& victim, std::uint32_t thief);
   // The oldest fresh task of `victim`; none if none (a request to split is left).
-  task_id yield_fresh(worker& victim);
+  task_id yield_fresh(worker& victim, std::uint32_t thief);
   // The task an entry taken from a deque resumes (an untagged one is detached: docs/design/finish.md).
   task_id detach_entry(entry e);
   // A successful steal costs its victim (a running worker) this much of its next event.

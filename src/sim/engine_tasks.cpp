@@ -348,16 +348,16 @@ task_id engine::detach_entry(entry e) {
   return child.parent;
 }
 
-task_id engine::yield_continuation(worker& v) {
-  const entry e = v.pre.steal();
+task_id engine::yield_continuation(worker& v, std::uint32_t thief) {
+  const entry e = v.pre.steal(thief);
   if (e == no_entry) return none;
   ++v.stolen_pre;
   ++v.c.stolen_preempted;
   return detach_entry(e);
 }
 
-task_id engine::yield_fresh(worker& v) {
-  const entry e = v.fresh.steal();
+task_id engine::yield_fresh(worker& v, std::uint32_t thief) {
+  const entry e = v.fresh.steal(thief);
   if (e == no_entry) return none;
   ++v.stolen_fresh;
   ++v.c.stolen_fresh;

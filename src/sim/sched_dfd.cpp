@@ -82,9 +82,9 @@ class dfd_scheduler final : public sim_scheduler {
       r.wait += line;
       if (!what.dfd_free_r) lock_until_ += line;
       if (owner->pre.looks_empty()) {
-        owner->pre.request_split();  // the owner exposes part of its private region at its next push
+        owner->pre.request_split(thief.index);  // the owner exposes part of its private region at its next push
       } else {
-        task_id t = e_.yield_continuation(*owner);
+        task_id t = e_.yield_continuation(*owner, thief.index);
         if (t != none) got = make_entry(t, parent_tag);
       }
     } else {
@@ -106,7 +106,7 @@ class dfd_scheduler final : public sim_scheduler {
     if (got & start_tag)  // a frame made at a give-up, paid by its starter
       e_.note_quota_used(thief, thief.quota.charge(e_.t(entry_task(got)).start_charge, thief.live));
     ++thief.c.steals_preempted;
-    if (owner && !what.dfd_no_publish) thief.pre.request_split();  // publish_next_push, as dfdeques::steal does
+    if (owner && !what.dfd_no_publish) thief.pre.request_split(thief.index);  // publish_next_push, as dfdeques::steal does
     if (owner) e_.penalize(*owner);
     e_.trace(thief.index, 2000 + (ownerless ? 1 : 0), entry_task(got));
     r.task = entry_task(got);

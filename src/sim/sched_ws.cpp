@@ -40,16 +40,16 @@ class ws_scheduler final : public sim_scheduler {
       const bool preempted = (d == 0) == e_.config().preempted_first;
       if (preempted) {
         if (v.pre.looks_empty()) {
-          v.pre.request_split();  // the owner exposes part of its private region
+          v.pre.request_split(thief.index);  // the owner exposes part of its private region
           continue;
         }
-        r.task = e_.yield_continuation(v);
+        r.task = e_.yield_continuation(v, thief.index);
         if (r.task != none) {
           ++thief.c.steals_preempted;
-          thief.pre.request_split();  // publish_next_push
+          thief.pre.request_split(thief.index);  // publish_next_push
         }
       } else {
-        r.task = e_.yield_fresh(v);
+        r.task = e_.yield_fresh(v, thief.index);
         if (r.task != none) ++thief.c.steals_fresh;
       }
     }

@@ -8,6 +8,8 @@
 //     [ shared: thieves take tail ][ private: owner push/pop ]
 #pragma once
 
+#include <bit>
+
 #include <cstdint>
 #include <vector>
 
@@ -29,8 +31,9 @@ class sim_deque {
     slots_[head_ & mask()] = e;
     ++head_;
     if (want_split_) {
+      const bool window = std::popcount(requesters_) >= static_cast<int>(min_requesters_);
       expose();
-      expose_window_left_ = expose_after_request_;
+      expose_window_left_ = window ? expose_after_request_ : 0;
       return true;
     }
     if (expose_window_left_ > 0) [[unlikely]] {  // what-if expose-after-request: publish every entry at once
@@ -41,7 +44,12 @@ class sim_deque {
   }
   // What-if (--what-if expose-after-request=N): after answering a request, the next N pushes publish
   // their entry at once, as if every push of a worker that thieves asked recently were a release CAS.
-  void set_expose_after_request(std::uint32_t n) noexcept { expose_after_request_ = n; }
+  // ... and only when at least `m` different workers asked since the last answer (--what-if
+  // expose-min-thieves=M; a worker's index modulo 64 tells it apart).
+  void set_expose_after_request(std::uint32_t n, std::uint32_t m = 1) noexcept {
+    expose_after_request_ = n;
+    min_requesters_ = m;
+  }
   bool split_requested() const noexcept { return want_split_; }
   entry pop() {
     if (head_ != split_) {
@@ -83,6 +91,7 @@ class sim_deque {
   }
   void expose() noexcept {
     want_split_ = false;
+    requesters_ = 0;
     split_ = policy::exposed_split(split_, head_);
   }
   std::uint32_t head() const noexcept { return head_; }
@@ -95,10 +104,14 @@ class sim_deque {
 
   // ---- thieves
   bool looks_empty() const noexcept { return tail_ == split_; }
-  void request_split() noexcept { want_split_ = true; }
-  entry steal() {
+  // `who`: the asking worker's index.
+  void request_split(std::uint32_t who) noexcept {
+    want_split_ = true;
+    requesters_ |= std::uint64_t{1} << (who % 64);
+  }
+  entry steal(std::uint32_t who) {
     if (static_cast<std::int32_t>(split_ - tail_) <= 0) {
-      request_split();
+      request_split(who);
       return no_entry;
     }
     return slots_[tail_++ & mask()];
@@ -122,7 +135,8 @@ class sim_deque {
   std::vector<entry> slots_;
   std::uint32_t head_ = 0, split_ = 0, tail_ = 0, tail_cache_ = 0;
   bool want_split_ = false;
-  std::uint32_t expose_after_request_ = 0, expose_window_left_ = 0;
+  std::uint32_t expose_after_request_ = 0, expose_window_left_ = 0, min_requesters_ = 1;
+  std::uint64_t requesters_ = 0;  // the workers that asked since the last answer, by index modulo 64
   std::uint64_t owner_steals_ = 0;
 };
 

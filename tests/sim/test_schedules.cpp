@@ -94,30 +94,50 @@ TEST(SimSchedules, DynOnOneWorkerStaysWorkFirst) {
 
 // The what-if expose-after-request=N: the push that answers a request exposes as today, and each of the
 // next N pushes publishes its entry at once; then pushes stay private again until the next request.
+// With expose-min-thieves=M, the window opens only when M different workers asked.
 TEST(SimSchedules, ExposeAfterRequestPublishesTheNextNPushes) {
   slaw::sim::sim_deque d;
   d.set_expose_after_request(2);
   d.push(1);
   EXPECT_TRUE(d.looks_empty());  // private until asked
-  EXPECT_EQ(d.steal(), slaw::sim::no_entry);  // asks
+  EXPECT_EQ(d.steal(7), slaw::sim::no_entry);  // worker 7 asks
   EXPECT_TRUE(d.push(2));        // answers the request
   EXPECT_FALSE(d.looks_empty());
-  EXPECT_EQ(d.steal(), 1u);      // the older half
-  EXPECT_EQ(d.steal(), slaw::sim::no_entry);  // entry 2 stayed private: asks again
+  EXPECT_EQ(d.steal(7), 1u);     // the older half
+  EXPECT_EQ(d.steal(7), slaw::sim::no_entry);  // entry 2 stayed private: asks again
   EXPECT_TRUE(d.push(3));        // answers it; the window restarts
-  EXPECT_EQ(d.steal(), 2u);
+  EXPECT_EQ(d.steal(7), 2u);
   EXPECT_FALSE(d.push(4));       // in the window: published, no request answered
-  EXPECT_EQ(d.steal(), 3u);
-  EXPECT_EQ(d.steal(), 4u);
+  EXPECT_EQ(d.steal(7), 3u);
+  EXPECT_EQ(d.steal(7), 4u);
   EXPECT_FALSE(d.push(5));       // the window's second push
-  EXPECT_EQ(d.steal(), 5u);
+  EXPECT_EQ(d.steal(7), 5u);
   d.push(6);                     // the window is over: private
   EXPECT_TRUE(d.looks_empty());
+  // With expose-min-thieves=2 the window opens only when two different workers asked.
+  slaw::sim::sim_deque e;
+  e.set_expose_after_request(2, 2);
+  e.push(1);
+  EXPECT_EQ(e.steal(3), slaw::sim::no_entry);
+  EXPECT_EQ(e.steal(3), slaw::sim::no_entry);  // the same worker twice
+  EXPECT_TRUE(e.push(2));
+  EXPECT_EQ(e.steal(3), 1u);
+  e.push(3);                     // no window: private
+  EXPECT_TRUE(e.looks_empty());
+  EXPECT_EQ(e.steal(3), slaw::sim::no_entry);
+  EXPECT_EQ(e.steal(4), slaw::sim::no_entry);  // a second worker
+  EXPECT_TRUE(e.push(4));        // answers both, and opens the window
+  EXPECT_EQ(e.steal(3), 2u);
+  e.push(5);                     // in the window: published
+  EXPECT_EQ(e.steal(4), 3u);
+  EXPECT_EQ(e.steal(4), 4u);
+  EXPECT_EQ(e.steal(4), 5u);
   // Every schedule keeps the runtime's invariants with the window on.
   for (const char* g : shapes)
     for (mode m : {mode::wf, mode::hf, mode::dyn}) {
       run_config c = ws(16, m);
       c.what.expose_after_request = 4;
+      c.what.expose_min_thieves = m == mode::wf ? 2 : 1;
       run_result r = sim(g, c);
       ASSERT_TRUE(r.violations.empty()) << g << "\n" << violations(r);
     }
