@@ -74,8 +74,8 @@ TEST(ArbiterRuntime, ALoneRuntimeRunsOneWorkerPerCore) {
 // A worker that the allotment leaves out parks on the allotment, not in the parking lot, even when it
 // was asleep there when the allotment shrank. Left there, surplus workers took the wake-ups meant for the
 // workers still allotted and parked again without passing them on (nothing visible: the work was in a
-// private deque region), and the second allotted worker slept without a timeout for the whole run: in 4
-// of 6 runs of fj at 8 workers on 2 cores it made no steal. A fresh runtime's workers are asleep in the
+// private deque region), and an allotted worker could sleep without a timeout through a whole run (fj
+// at 8 workers on 2 cores: bench/results/scaling/surplus_parking_fix.json). A fresh runtime's workers are asleep in the
 // parking lot within microseconds, before the job registers and gets its allotment of 2 (the cores).
 // Then the work spreads only by a steal of private work: `waiter` runs first (work-first) and spawns until
 // `setter`, which the root spawns after it, has run, which needs a thief to take the root's continuation.
