@@ -5,10 +5,12 @@
 // SLAW_ARBITER=off registers nothing. Labelled
 // arbiter-concurrency: these run under ThreadSanitizer too.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <regex>
 #include <string>
 #include <thread>
@@ -39,6 +41,32 @@ double field(const std::string& json, const std::string& key) {
   if (!std::regex_search(json, m, re)) return -1;
   return std::stod(m[1].str());
 }
+
+// Pins the calling thread (and the threads it creates) to the first CPU it may run on, until destroyed.
+class one_cpu {
+ public:
+  one_cpu() {
+    CPU_ZERO(&saved_);
+    if (sched_getaffinity(0, sizeof saved_, &saved_) != 0) return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &saved_)) {
+        CPU_SET(c, &one);
+        break;
+      }
+    pinned_ = sched_setaffinity(0, sizeof one, &one) == 0;
+  }
+  ~one_cpu() {
+    if (pinned_) sched_setaffinity(0, sizeof saved_, &saved_);
+  }
+  one_cpu(const one_cpu&) = delete;
+  one_cpu& operator=(const one_cpu&) = delete;
+
+ private:
+  cpu_set_t saved_;
+  bool pinned_ = false;
+};
 
 // Runs fib(n) on `rt` until `stop`, checking every result; returns the runs that were wrong.
 long keep_busy(slaw::runtime& rt, int n, const std::atomic<bool>& stop) {
@@ -111,6 +139,61 @@ TEST(ArbiterRuntime, AWorkerLeftOutByTheAllotmentParksOnItAndTheOthersStillSteal
     }());
     EXPECT_TRUE(set.load()) << "no worker stole the root's continuation in 3 s";
   }
+}
+
+// A worker that yields to the allotment at a work-first spawn publishes the parent's continuation and the
+// child, and stops. It must count the spawn before it publishes: a thief may then run both and end the
+// run, and stats() read after run() must still see every spawn. A runtime with more workers than its
+// allotment, beside a busy one whose desire moves the allotment every quantum, runs flat loops of
+// work-first asyncs; each run's counted spawns must be the loop's. All threads share one CPU, where a
+// woken thief often runs at once: the yielding worker's wake-up of a sleeper after its push is then a
+// window wide enough for the others to end the run (without the fix, 2 to 18 runs of about 1300 were
+// miscounted; on two CPUs, none).
+TEST(ArbiterRuntime, StatsReadAfterARunCountEverySpawnWhileWorkersYieldToTheAllotment) {
+  one_cpu pinned;  // the runtimes' threads inherit it
+  scoped_name name;
+  slaw::runtime busy(job_config(name, 2, 2, 0.1));
+  slaw::config c = job_config(name, 4, 2, 0.1);
+  c.policy = slaw::policy::mode::wf;
+  slaw::runtime rt(c);
+  std::atomic<bool> stop{false};
+  long wrong = 0;
+  // Busy for a few quanta, then idle for a few: the tested runtime's allotment goes 2, 1, 2, ...
+  std::thread t([&] {
+    while (!stop.load()) {
+      wrong += busy.run(fib(18)) != fib_serial(18);
+      std::this_thread::sleep_for(std::chrono::microseconds(300));
+    }
+  });
+  constexpr int asyncs = 20000;
+  std::uint64_t yields = 0;
+  int runs = 0, miscounted = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (std::chrono::steady_clock::now() < until || (yields == 0 && runs < 10000)) {
+    rt.reset_stats();
+    std::atomic<int> ran{0};
+    rt.run([&]() -> slaw::task<> {
+      auto f = co_await slaw::start_finish();
+      for (int i = 0; i < asyncs; ++i)
+        co_await slaw::async([&ran]() -> slaw::task<> {
+          ran.fetch_add(1, std::memory_order_relaxed);
+          co_return;
+        });
+      co_await slaw::end_finish(f);
+    }());
+    const slaw::runtime_stats s = rt.stats();
+    ASSERT_EQ(ran.load(), asyncs);
+    const std::uint64_t counted = s.total.spawns_wf + s.total.spawns_hf;
+    if (counted != asyncs && miscounted++ == 0) ADD_FAILURE() << "a run counted " << counted << " spawns of " << asyncs;
+    yields += s.total.allotment_yields;
+    ++runs;
+  }
+  stop.store(true);
+  t.join();
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(miscounted, 0) << "of " << runs << " runs";
+  EXPECT_GT(yields, 0u) << "no worker yielded to the allotment: the test tested nothing";
+  std::printf("%d runs, %llu yields to the allotment\n", runs, static_cast<unsigned long long>(yields));
 }
 
 TEST(ArbiterRuntime, TwoBusyRuntimesShareTheCoresAndTheSurvivorGetsThemBack) {
