@@ -294,11 +294,11 @@ promise_base* worker::mug() noexcept {
     worker& v = *rt_->workers[(start + i) % n];
     if (&v == this || !v.muggable()) continue;
     std::uint32_t taken = 0;
-    while (promise_base* p = v.yield_continuation()) {
+    while (promise_base* p = v.yield_continuation(index())) {
       push_back(reinterpret_cast<split_deque::entry>(p) | parent_tag);
       ++taken;
     }
-    while (promise_base* p = v.yield_fresh()) {
+    while (promise_base* p = v.yield_fresh(index())) {
       queue_fresh(reinterpret_cast<split_deque::entry>(p));
       ++taken;
     }
@@ -311,17 +311,17 @@ promise_base* worker::mug() noexcept {
   return nullptr;
 }
 
-promise_base* worker::yield_continuation() noexcept {
+promise_base* worker::yield_continuation(unsigned thief) noexcept {
   if (!pre_.try_lock_steal()) return nullptr;
-  split_deque::entry e = pre_.steal();
+  split_deque::entry e = pre_.steal(thief);
   promise_base* resume = e != split_deque::none ? detach_entry(e) : nullptr;  // counted under the lock
   pre_.unlock_steal();
   if (resume) stolen_pre_.fetch_add(1, std::memory_order_relaxed);
   return resume;
 }
 
-promise_base* worker::yield_fresh() noexcept {
-  split_deque::entry e = fresh_.steal();
+promise_base* worker::yield_fresh(unsigned thief) noexcept {
+  split_deque::entry e = fresh_.steal(thief);
   if (e == split_deque::none) return nullptr;
   stolen_fresh_.fetch_add(1, std::memory_order_relaxed);
   fresh_bytes_stolen_.fetch_add(frame_bytes(as_promise(e)), std::memory_order_relaxed);

@@ -8,21 +8,21 @@ namespace slaw::detail {
 
 // Takes the oldest entry of victim `v`'s preempted deque or of its fresh deque, in the order
 // `preempted_first` says; an empty-looking preempted deque is asked to expose part of its private
-// region. Returns the task (detached and counted, see worker::yield_continuation) and where it came
+// region (`thief`, the taking worker's index, is recorded with the request). Returns the task (detached and counted, see worker::yield_continuation) and where it came
 // from, or null. Counts nothing on the thief's side: the caller decides whether this is a steal.
-inline promise_base* take_from_victim(worker& v, bool preempted_first, steal_from& from) noexcept {
+inline promise_base* take_from_victim(worker& v, bool preempted_first, steal_from& from, unsigned thief) noexcept {
   for (int d = 0; d < 2; ++d) {
     const bool preempted = (d == 0) == preempted_first;
     if (preempted) {
       if (v.preempted_deque().looks_empty()) {
-        v.preempted_deque().request_split();  // the owner exposes part of its private region
+        v.preempted_deque().request_split(thief);  // the owner exposes part of its private region
         continue;
       }
-      if (promise_base* p = v.yield_continuation()) {
+      if (promise_base* p = v.yield_continuation(thief)) {
         from = steal_from::continuation;
         return p;
       }
-    } else if (promise_base* p = v.yield_fresh()) {
+    } else if (promise_base* p = v.yield_fresh(thief)) {
       from = steal_from::fresh;
       return p;
     }

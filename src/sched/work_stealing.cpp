@@ -13,7 +13,7 @@ promise_base* work_stealing::probe(worker& thief) noexcept {
   if (n <= 1) return nullptr;
   for (std::size_t vi : policy::victim_order(thief.index(), n, thief.next_random(), policy::steal_probes)) {
     steal_from from;
-    if (promise_base* p = take_from_victim(*workers_[vi], preempted_first_, from)) {
+    if (promise_base* p = take_from_victim(*workers_[vi], preempted_first_, from, thief.index())) {
       count_victim_steal(thief, from, vi);
       return p;
     }

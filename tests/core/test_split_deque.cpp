@@ -2,7 +2,7 @@
 //
 // Part 1 (single-threaded) pins down the owner/thief semantics: LIFO pops for the owner, FIFO steals
 // from the top, exposure only on request (a failed steal raises want_split, the next push exposes
-// about half of the private region), pop_shared reclaiming from the bottom of the shared region
+// about half of the private region; requests of two thieves also open the expose window), pop_shared reclaiming from the bottom of the shared region
 // (including the last entry, taken by advancing tail with head unchanged), pop_shared with `expect`
 // (not_mine leaves everything unchanged), growth from tiny capacities, and a randomised comparison
 // against a sequential model.
@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -44,6 +45,7 @@ using slaw::detail::split_deque;
 using entry = split_deque::entry;
 using shared_pop = split_deque::shared_pop;
 constexpr entry none = split_deque::none;
+constexpr unsigned a_thief = 0, another_thief = 1;  // thieves' indices (two of them open the expose window)
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -69,7 +71,7 @@ void expose_all(split_deque& d) {
 // Both helpers stop after 2^20 entries so that a broken deque fails the comparison instead of hanging.
 std::vector<entry> steal_all(split_deque& d) {
   std::vector<entry> out;
-  for (entry e; out.size() < (1u << 20) && (e = d.steal()) != none;) out.push_back(e);
+  for (entry e; out.size() < (1u << 20) && (e = d.steal(a_thief)) != none;) out.push_back(e);
   return out;
 }
 std::vector<entry> pop_all(split_deque& d) {
@@ -94,7 +96,7 @@ TEST(SplitDeque, EmptyDeque) {
   EXPECT_TRUE(d.private_empty());
   EXPECT_EQ(d.refresh_size(), 0u);
   EXPECT_EQ(d.pop(), none);
-  EXPECT_EQ(d.steal(), none);
+  EXPECT_EQ(d.steal(a_thief), none);
   entry out = enc(777);
   EXPECT_EQ(d.pop_shared(none, out), shared_pop::stolen);
   EXPECT_EQ(d.pop_shared(enc(1), out), shared_pop::stolen);
@@ -132,13 +134,13 @@ TEST(SplitDeque, PushAloneExposesNothing) {
   // Nobody asked for work: everything is private, thieves see an empty shared region.
   EXPECT_TRUE(d.looks_empty());
   EXPECT_FALSE(d.private_empty());
-  EXPECT_EQ(d.steal(), none);
+  EXPECT_EQ(d.steal(a_thief), none);
 }
 
 TEST(SplitDeque, FailedStealMakesNextPushExposeHalf) {
   split_deque d;
   for (std::uint64_t i = 1; i <= 8; ++i) d.push(enc(i));
-  EXPECT_EQ(d.steal(), none);  // shared region empty: raises want_split
+  EXPECT_EQ(d.steal(a_thief), none);  // shared region empty: raises want_split
   EXPECT_TRUE(d.looks_empty()) << "a steal alone must not expose anything";
   d.push(enc(9));  // private region now holds 9 entries: about half becomes shared
   EXPECT_FALSE(d.looks_empty());
@@ -161,7 +163,7 @@ TEST(SplitDeque, FailedStealMakesNextPushExposeHalf) {
 
   // The owner gets the rest, newest first.
   EXPECT_EQ(pop_all(d), range(k + stolen2.size() + 1, 11, true));
-  EXPECT_EQ(d.steal(), none);
+  EXPECT_EQ(d.steal(a_thief), none);
 }
 
 TEST(SplitDeque, RequestSplitAndExplicitExpose) {
@@ -200,6 +202,68 @@ TEST(SplitDeque, RequestSplitAndExplicitExpose) {
   EXPECT_EQ(d.pop(), none);
 }
 
+// Two thieves asked: the answering push exposes half, and each of the next expose_window pushes
+// publishes the whole private region at once; then pushes are private again.
+TEST(SplitDeque, RequestsOfTwoThievesOpenAWindowOfPushesPublishedAtOnce) {
+  split_deque d;
+  for (std::uint64_t i = 1; i <= 8; ++i) d.push(enc(i));
+  EXPECT_EQ(d.steal(a_thief), none);
+  d.request_split(another_thief);
+  EXPECT_EQ(d.push(enc(9)), split_deque::pushed_exposed);  // the answer: about half of 9
+  const std::uint32_t answered = d.stealable();
+  ASSERT_GE(answered, 4u);
+  ASSERT_LE(answered, 5u);
+  EXPECT_TRUE(d.split_requested()) << "the window keeps the request raised";
+  std::uint64_t id = 10;
+  for (std::uint32_t k = 0; k < split_deque::expose_window; ++k, ++id) {
+    EXPECT_EQ(d.push(enc(id)), 0u) << "a window push wakes nobody";
+    EXPECT_TRUE(d.private_empty()) << "window push " << k << " kept entries private";
+    EXPECT_EQ(d.stealable(), id);
+  }
+  EXPECT_FALSE(d.split_requested()) << "the window's last push lowers the request";
+  d.push(enc(id));
+  EXPECT_FALSE(d.private_empty()) << "a push after the window published its entry";
+  EXPECT_EQ(steal_all(d), range(1, id - 1));
+  EXPECT_EQ(pop_all(d), range(id, id));
+}
+
+// One thief asking again and again, or a request that is not a thief's (the owner's own after a
+// continuation steal, the quantum thread's sample), opens no window: one half-exposure per answer.
+TEST(SplitDeque, OneThiefOrAnOwnRequestOpensNoWindow) {
+  split_deque d;
+  for (std::uint64_t i = 1; i <= 8; ++i) d.push(enc(i));
+  EXPECT_EQ(d.steal(a_thief), none);
+  EXPECT_EQ(d.steal(a_thief), none);
+  d.request_split(a_thief + 31);  // the same bit: indices count modulo 31
+  d.request_split();
+  d.push(enc(9));
+  EXPECT_FALSE(d.split_requested());
+  const std::uint32_t answered = d.stealable();
+  d.push(enc(10));
+  EXPECT_EQ(d.stealable(), answered) << "the push after the answer published its entry";
+  EXPECT_FALSE(d.private_empty());
+}
+
+// expose() (a worker answering between tasks) and expose_all() (parking) close an open window.
+TEST(SplitDeque, ExposeClosesTheWindow) {
+  for (const bool all : {false, true}) {
+    SCOPED_TRACE(all ? "expose_all" : "expose");
+    split_deque d;
+    for (std::uint64_t i = 1; i <= 16; ++i) d.push(enc(i));
+    d.request_split(a_thief);
+    d.request_split(another_thief);
+    d.push(enc(17));
+    ASSERT_TRUE(d.split_requested());
+    if (all) d.expose_all();
+    else d.expose();
+    EXPECT_FALSE(d.split_requested());
+    const std::uint32_t shared = d.stealable();
+    d.push(enc(18));
+    EXPECT_EQ(d.stealable(), shared) << "a push after expose() published its entry: the window is still open";
+    EXPECT_EQ(steal_all(d).size() + pop_all(d).size(), 18u);
+  }
+}
+
 TEST(SplitDeque, StealsAreFifoWhileOwnerPopsLifo) {
   for (std::uint64_t n : {1u, 2u, 3u, 7u, 20u, 64u}) {
     SCOPED_TRACE("n=" + std::to_string(n));
@@ -209,7 +273,7 @@ TEST(SplitDeque, StealsAreFifoWhileOwnerPopsLifo) {
     std::uint64_t lo = 1, hi = n;  // entries lo..hi remain
     std::uint64_t steals = 0;
     while (lo <= hi) {
-      entry s = d.steal();
+      entry s = d.steal(a_thief);
       if (s != none) {
         ASSERT_EQ(s, enc(lo)) << "steal must return the oldest remaining entry";
         ++lo;
@@ -222,7 +286,7 @@ TEST(SplitDeque, StealsAreFifoWhileOwnerPopsLifo) {
     }
     EXPECT_GE(steals, 1u);
     EXPECT_EQ(d.pop(), none);
-    EXPECT_EQ(d.steal(), none);
+    EXPECT_EQ(d.steal(a_thief), none);
     EXPECT_EQ(d.refresh_size(), 0u);
   }
 }
@@ -263,7 +327,7 @@ TEST(SplitDeque, OwnerDrainsSharedRegionWithExactlyOneLastEntryTake) {
     EXPECT_EQ(pop_all(d), range(1, n, true));
     EXPECT_EQ(d.owner_steals(), 1u) << "exactly the last shared entry is taken by advancing tail";
     EXPECT_EQ(d.refresh_size(), 0u);
-    EXPECT_EQ(d.steal(), none);
+    EXPECT_EQ(d.steal(a_thief), none);
     EXPECT_TRUE(d.looks_empty());
   }
 }
@@ -283,7 +347,7 @@ TEST(SplitDeque, PopSharedLastEntryAdvancesTail) {
   EXPECT_EQ(d.refresh_size(), 0u);
   EXPECT_TRUE(d.looks_empty());
   EXPECT_TRUE(d.private_empty());
-  EXPECT_EQ(d.steal(), none);  // nothing left for thieves (and this raises want_split)
+  EXPECT_EQ(d.steal(a_thief), none);  // nothing left for thieves (and this raises want_split)
   EXPECT_EQ(d.pop(), none);
   EXPECT_EQ(d.pop_shared(none, out), shared_pop::stolen);
 
@@ -292,7 +356,7 @@ TEST(SplitDeque, PopSharedLastEntryAdvancesTail) {
   ASSERT_FALSE(d.looks_empty());
   for (std::uint64_t i = 3; i <= 40; ++i) d.push(enc(i));
   EXPECT_EQ(d.refresh_size(), 39u);
-  EXPECT_EQ(d.steal(), enc(2));
+  EXPECT_EQ(d.steal(a_thief), enc(2));
   EXPECT_EQ(d.pop(), enc(40));
   EXPECT_EQ(pop_all(d), range(3, 39, true));
   EXPECT_EQ(d.owner_steals(), 1u) << "entries 3..39 were private: no further last-entry take";
@@ -318,13 +382,13 @@ TEST(SplitDeque, PopSharedWithExpect) {
   // Match: got.
   EXPECT_EQ(d.pop_shared(enc(4), out), shared_pop::got);
   EXPECT_EQ(out, enc(4));
-  EXPECT_EQ(d.steal(), enc(1)) << "not_mine must not have disturbed the top";
+  EXPECT_EQ(d.steal(a_thief), enc(1)) << "not_mine must not have disturbed the top";
 
   // Drive the shared region down to a single entry, then test the last-entry case with expect.
   std::vector<entry> rest;
   while (!d.private_empty()) rest.push_back(d.pop());
   while (d.refresh_size() > 1) {
-    entry s = d.steal();
+    entry s = d.steal(a_thief);
     ASSERT_NE(s, none);
     rest.push_back(s);
   }
@@ -390,7 +454,7 @@ TEST(SplitDeque, PrivateBottomIsAndDrop) {
   entry out = none;
   EXPECT_EQ(d.pop_shared(enc(5), out), shared_pop::got);
   EXPECT_EQ(out, enc(5));
-  EXPECT_EQ(d.steal(), enc(4));
+  EXPECT_EQ(d.steal(a_thief), enc(4));
   EXPECT_EQ(d.pop(), none);
 }
 
@@ -409,7 +473,7 @@ TEST(SplitDeque, GrowthFromTinyCapacityPreservesEntries) {
       for (int round = 0; round < 6; ++round) {
         for (int i = 0; i < 3; ++i) d.push(enc(next++));
         expose_all(d);
-        entry s = d.steal();
+        entry s = d.steal(a_thief);
         ASSERT_EQ(s, enc(lo));
         ++lo;
       }
@@ -440,7 +504,12 @@ TEST(SplitDeque, RandomOpsMatchSequentialModel) {
     split_deque d(static_cast<unsigned>(seed % 3));
     std::deque<entry> model;
     std::uint64_t next = 1, owner_takes_via_tail = 0;
-    bool requested = false;
+    // The requests since the last answer: a bit per thief (4 of them), bit 31 for one that is not a
+    // thief; and the pushes left in an open expose window (requests meanwhile are absorbed).
+    std::uint32_t requests = 0, window = 0;
+    auto request = [&](std::uint32_t bit) {
+      if (window == 0) requests |= bit;
+    };
     unsigned push_pct = 50;
     for (std::uint64_t op = 0; op < ops; ++op) {
       if (op % 500 == 0) push_pct = 20 + static_cast<unsigned>(rng.below(70));
@@ -448,21 +517,26 @@ TEST(SplitDeque, RandomOpsMatchSequentialModel) {
       if (r < push_pct) {
         d.push(enc(next));
         model.push_back(enc(next++));
-        if (requested) {
+        if (window > 0) {
+          ASSERT_TRUE(d.private_empty()) << "a push inside the expose window must publish everything";
+          if (--window == 0) requests = 0;
+        } else if (requests != 0) {
           ASSERT_FALSE(d.looks_empty()) << "a push after a request must expose something";
-          requested = false;
+          window = std::popcount(requests & 0x7fffffffu) >= 2 ? split_deque::expose_window : 0;
+          if (window == 0) requests = 0;
         }
       } else {
         switch (rng.below(8)) {
           case 0:
           case 1: {  // thief
-            entry s = d.steal();
+            const unsigned thief = static_cast<unsigned>(rng.below(4));
+            entry s = d.steal(thief);
             if (s != none) {
               ASSERT_FALSE(model.empty());
               ASSERT_EQ(s, model.front());
               model.pop_front();
             } else {
-              requested = true;
+              request(1u << thief);
             }
             break;
           }
@@ -472,7 +546,7 @@ TEST(SplitDeque, RandomOpsMatchSequentialModel) {
               // After expose() at least one entry is shared unless the deque is empty.
               ASSERT_EQ(d.looks_empty(), model.empty());
             }
-            requested = false;
+            requests = window = 0;
             break;
           case 3: {  // completion path with a right or a wrong expected value
             entry x = model.empty() || rng.chance(30)
@@ -511,8 +585,14 @@ TEST(SplitDeque, RandomOpsMatchSequentialModel) {
             break;
           }
           case 4:
-            d.request_split();
-            requested = true;
+            if (rng.chance(50)) {
+              d.request_split();  // not a thief
+              request(1u << 31);
+            } else {
+              const unsigned thief = static_cast<unsigned>(rng.below(4));
+              d.request_split(thief);
+              request(1u << thief);
+            }
             break;
           default: {  // owner pop
             const std::uint64_t os = d.owner_steals();
@@ -529,6 +609,7 @@ TEST(SplitDeque, RandomOpsMatchSequentialModel) {
         }
       }
       ASSERT_EQ(d.refresh_size(), model.size());
+      ASSERT_EQ(d.split_requested(), requests != 0 || window > 0);
       if (model.empty()) {
         ASSERT_TRUE(d.looks_empty());
         ASSERT_TRUE(d.private_empty());
@@ -599,7 +680,7 @@ void thief_loop(split_deque& d, const std::atomic<bool>& stop, std::atomic<int>&
   unsigned fails = 0;
   while (!stop.load(std::memory_order_acquire)) {
     if (prefilter && d.looks_empty()) {
-      d.request_split();
+      d.request_split(static_cast<unsigned>(tid));
       backoff(fails);
       continue;
     }
@@ -609,7 +690,7 @@ void thief_loop(split_deque& d, const std::atomic<bool>& stop, std::atomic<int>&
         backoff(fails);
         continue;
       }
-      e = d.steal();
+      e = d.steal(static_cast<unsigned>(tid));
       if (e != none) {
         // Widen the window between winning the entry and finishing the bookkeeping.
         if (rng.below(32) == 0) {
@@ -622,7 +703,7 @@ void thief_loop(split_deque& d, const std::atomic<bool>& stop, std::atomic<int>&
       }
       d.unlock_steal();
     } else {
-      e = d.steal();
+      e = d.steal(static_cast<unsigned>(tid));
     }
     if (e != none) {
       std::uint64_t id = dec(e);
@@ -776,7 +857,7 @@ struct owner_state {
       took(v, "final drain");
     }
     all_stolen("final drain");
-    if (d.steal() != none) fail.add("steal() found an entry after the owner drained the deque");
+    if (d.steal(a_thief) != none) fail.add("steal() found an entry after the owner drained the deque");
     if (!d.looks_empty() || d.refresh_size() != 0) fail.add("deque not empty after drain");
   }
 };

@@ -13,6 +13,13 @@
 //   Thieves never read or write the private region, so there is nothing to synchronise with.
 // * A thief that finds the shared region empty raises `want_split`; the owner checks it (one
 //   relaxed load) on every push and then exposes half of its private region (release CAS).
+// * The expose window: `want_split` holds a bit per asking thief (its index modulo 31; bit 31 is a
+//   request from someone who is not a thief). When at least two thieves asked, the answering push
+//   leaves `want_split` raised and the next `expose_window` pushes each publish their entry at once
+//   (the slow path of push; the last one lowers the flag). Several idle thieves on one victim would
+//   otherwise get at most one half-exposure per push of a worker inside a long leaf; one thief alone
+//   (2 workers) never opens the window, so the release CAS per push and the owner's CAS to take the
+//   entry back (pop_shared) are paid only where several thieves wait (docs/design/deques.md).
 //
 // Invariants
 //   I1  tail <= split <= head (as 32-bit differences); only thieves and owner-steal advance tail;
@@ -29,10 +36,14 @@
 // touched slot s-1 > t.)
 //
 // Memory ordering: the owner writes slots with relaxed stores and publishes them by the release CAS
-// in `expose`; thieves load `ts` with acquire before reading a slot. Growth publishes the new array
+// in `publish_to` (expose, the expose window, expose_all); thieves load `ts` with acquire before reading
+// a slot. Growth publishes the new array
 // with a release store before any later expose; a thief that sees a split covering index i therefore
 // also sees an array holding index i. Old arrays are retired, not freed, until the deque dies (a thief
 // may still read from one; the value at any index it can win is identical in every array).
+// `want_split` is a hint and carries no data: relaxed loads, thieves' relaxed fetch_or, the owner's
+// relaxed store of 0. A request that store overwrites is repeated by its thief at its next failed
+// attempt; the window only changes when entries are published, never whether a published one is safe.
 //
 // Steal lock: the preempted deque's thieves must do bookkeeping (count the detached child in its
 // finish) after winning an entry. `try_lock_steal`/`unlock_steal` bracket that; an owner that finds
@@ -41,6 +52,7 @@
 #pragma once
 
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -91,11 +103,26 @@ class split_deque {
     if (head_ == push_limit_) [[unlikely]] return push_at_limit(e);  // the array is full, or the watch
     arr_->slot(head_).store(e, std::memory_order_relaxed);
     ++head_;
-    if (flag_nonzero(want_split_)) [[unlikely]] {  // one cmp on memory (codegen.hpp)
-      expose();
-      return pushed_exposed;
-    }
+    if (flag_nonzero(want_split_)) [[unlikely]] return answer_at_push();  // one cmp on memory (codegen.hpp)
     return 0;
+  }
+  // After answering a request of two or more thieves, the next `expose_window` pushes publish their
+  // entry at once: `want_split` stays raised, so they take this slow path, and the last one lowers it.
+  // Requests that arrive meanwhile are answered by the window's publications. A window push wakes
+  // nobody (returns 0): the thieves that opened it are awake and asking.
+  static constexpr std::uint32_t expose_window = policy::expose_window;
+  [[gnu::noinline]] unsigned answer_at_push() noexcept {
+    if (window_left_ > 0) {
+      if (--window_left_ == 0) want_split_.store(0, std::memory_order_relaxed);
+      publish_private();
+      return 0;
+    }
+    const bool several =
+        std::popcount(want_split_.load(std::memory_order_relaxed) & thief_bits) >= static_cast<int>(policy::expose_min_thieves);
+    publish_to(policy::exposed_split(osplit_, head_));
+    if (several) window_left_ = expose_window;
+    else want_split_.store(0, std::memory_order_relaxed);
+    return pushed_exposed;
   }
   // The owner's watch: the push that writes index `at` reports pushed_watch and moves the watch up by
   // one. The worker watches its next unseen work-first depth (base + maximum) with the compare a push
@@ -106,7 +133,7 @@ class split_deque {
     watching_ = true;
     set_push_limit();
   }
-  bool split_requested() const noexcept { return want_split_.load(std::memory_order_relaxed); }
+  bool split_requested() const noexcept { return want_split_.load(std::memory_order_relaxed) != 0; }
 
   // Pops the bottom entry; none if the deque is empty.
   entry pop() noexcept {
@@ -165,15 +192,21 @@ class split_deque {
     for (std::uint32_t i = t; i != head_; ++i) out.push_back(arr_->slot(i).load(std::memory_order_relaxed));
     osplit_ = head_;
     set_tail_cache(head_);
-    want_split_.store(false, std::memory_order_relaxed);
+    want_split_.store(0, std::memory_order_relaxed);
     ts_.store(pack(head_, head_), std::memory_order_release);
   }
 
   // Publish half of the private region to thieves.
   void expose() noexcept {
-    want_split_.store(false, std::memory_order_relaxed);
+    want_split_.store(0, std::memory_order_relaxed);
+    window_left_ = 0;
     if (head_ == osplit_) return;
-    std::uint32_t ns = policy::exposed_split(osplit_, head_);
+    publish_to(policy::exposed_split(osplit_, head_));
+  }
+  void publish_private() noexcept {
+    if (head_ != osplit_) publish_to(head_);
+  }
+  void publish_to(std::uint32_t ns) noexcept {
     std::uint64_t cur = ts_.load(std::memory_order_relaxed);
     while (!ts_.compare_exchange_weak(cur, pack(tail_of(cur), ns), std::memory_order_release,
                                       std::memory_order_relaxed)) {
@@ -184,13 +217,9 @@ class split_deque {
   // Publish the whole private region (a worker parking with work left: its deque becomes muggable,
   // docs/design/multijob.md). The same release CAS as expose().
   void expose_all() noexcept {
-    want_split_.store(false, std::memory_order_relaxed);
-    if (head_ == osplit_) return;
-    std::uint64_t cur = ts_.load(std::memory_order_relaxed);
-    while (!ts_.compare_exchange_weak(cur, pack(tail_of(cur), head_), std::memory_order_release,
-                                      std::memory_order_relaxed)) {
-    }
-    osplit_ = head_;
+    want_split_.store(0, std::memory_order_relaxed);
+    window_left_ = 0;
+    publish_private();
   }
 
   std::uint32_t head() const noexcept { return head_; }
@@ -223,16 +252,19 @@ class split_deque {
     const auto n = static_cast<std::int32_t>(split_of(cur) - tail_of(cur));
     return n > 0 ? static_cast<std::uint32_t>(n) : 0;
   }
-  // Asks the owner to expose part of its private region (on its next push).
-  void request_split() noexcept {
-    if (!want_split_.load(std::memory_order_relaxed)) want_split_.store(true, std::memory_order_relaxed);
-  }
-  // Takes the oldest shared entry; none if empty or lost a race. Raises want_split when empty.
-  entry steal() noexcept {
+  // Asks the owner to expose part of its private region (on its next push). `thief`: the asking
+  // worker's index; two different thieves (modulo 31) asking before the answer open the expose window.
+  void request_split(unsigned thief) noexcept { raise(std::uint32_t{1} << (thief % 31)); }
+  // The same request from someone who is not a thief (the owner itself after a continuation steal, the
+  // quantum thread's sample): it never counts toward the window.
+  void request_split() noexcept { raise(not_a_thief); }
+  // Takes the oldest shared entry; none if empty or lost a race. Raises want_split (for `thief`) when
+  // empty.
+  entry steal(unsigned thief) noexcept {
     std::uint64_t cur = ts_.load(std::memory_order_acquire);
     std::uint32_t t = tail_of(cur), s = split_of(cur);
     if (static_cast<std::int32_t>(s - t) <= 0) {
-      request_split();
+      request_split(thief);
       return none;
     }
     array* a = shared_arr_.load(std::memory_order_acquire);
@@ -274,6 +306,12 @@ class split_deque {
     const std::atomic<entry>& slot(std::uint32_t i) const noexcept { return slots[i & mask]; }
   };
 
+  static constexpr std::uint32_t not_a_thief = std::uint32_t{1} << 31, thief_bits = not_a_thief - 1;
+  // A bit already set costs no RMW: a thief that asks again while the owner is inside a leaf reads.
+  void raise(std::uint32_t bit) noexcept {
+    if (!(want_split_.load(std::memory_order_relaxed) & bit)) want_split_.fetch_or(bit, std::memory_order_relaxed);
+  }
+
   static std::uint64_t pack(std::uint32_t t, std::uint32_t s) noexcept { return (std::uint64_t{s} << 32) | t; }
   static std::uint32_t tail_of(std::uint64_t w) noexcept { return static_cast<std::uint32_t>(w); }
   static std::uint32_t split_of(std::uint64_t w) noexcept { return static_cast<std::uint32_t>(w >> 32); }
@@ -302,10 +340,7 @@ class split_deque {
     set_push_limit();
     arr_->slot(head_).store(e, std::memory_order_relaxed);
     ++head_;
-    if (want_split_.load(std::memory_order_relaxed)) {
-      expose();
-      r |= pushed_exposed;
-    }
+    if (want_split_.load(std::memory_order_relaxed)) r |= answer_at_push();
     return r;
   }
 
@@ -330,6 +365,7 @@ class split_deque {
   // Owner-private, hot.
   std::uint32_t head_ = 0;
   std::uint32_t osplit_ = 0;
+  std::uint32_t window_left_ = 0;  // pushes left that publish at once (answer_at_push)
   std::uint32_t tail_cache_ = 0;
   // The nearer, from head_, of tail_cache_ + capacity (a push finds the array full when head_ reaches
   // it: head_ - tail_cache_ never exceeds the capacity, and head_ grows by one at a time) and the watch.
@@ -349,7 +385,7 @@ class split_deque {
   array* retired_ = nullptr;
   std::uint64_t owner_steals_ = 0;
   // Read by the owner on every push, written rarely by thieves.
-  alignas(64) std::atomic<bool> want_split_{false};
+  alignas(64) std::atomic<std::uint32_t> want_split_{0};  // a bit per asking thief (index % 31), bit 31 others
   std::atomic<bool> steal_lock_{false};
   std::atomic<array*> shared_arr_;
   // Written by thieves on every steal.

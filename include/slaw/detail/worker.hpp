@@ -262,9 +262,10 @@ class SLAW_EXPORT worker {
   // ---------------- thief side: for scheduler modules (src/sched/) ----------------
   // Takes the oldest entry of this worker's preempted deque under its steal lock, detached (see
   // detach_entry); null if there is none or another thief holds the lock. Counts it as stolen here.
-  promise_base* yield_continuation() noexcept;
+  // `thief`: the taking worker's index (an empty deque records its request: split_deque's window).
+  promise_base* yield_continuation(unsigned thief) noexcept;
   // Takes the oldest fresh (help-first, unstarted) task; null if none. Counts it as stolen here.
-  promise_base* yield_fresh() noexcept;
+  promise_base* yield_fresh(unsigned thief) noexcept;
   // The preempted deque itself, for a variant that moves whole deques (give-ups, ordered lists).
   split_deque& preempted_deque() noexcept { return pre_; }
   // This worker (the thief) stole a task from `victim` (a worker index, or no_victim).

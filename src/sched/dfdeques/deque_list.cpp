@@ -91,8 +91,8 @@ split_deque::entry deque_list::steal(worker& w, std::uint64_t random, const fini
     worker* v = s->owner;
     split_deque::entry e = split_deque::none;
     if (v->preempted_deque().looks_empty()) {
-      v->preempted_deque().request_split();  // the owner exposes part of its private region at its next push
-    } else if (promise_base* r = v->yield_continuation()) {
+      v->preempted_deque().request_split(w.index());  // the owner exposes part of its private region at its next push
+    } else if (promise_base* r = v->yield_continuation(w.index())) {
       e = reinterpret_cast<split_deque::entry>(r) | parent_tag;
       if (victim_index) *victim_index = static_cast<int>(v->index());
     }

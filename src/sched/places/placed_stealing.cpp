@@ -85,7 +85,7 @@ promise_base* placed_stealing::probe(worker& thief, const std::vector<std::vecto
     worker& victim = *workers[vi];
     if (remote && !thief.may_run(victim.current_place())) continue;  // likely all of its place's
     steal_from from;
-    promise_base* p = take_from_victim(victim, preempted_first_, from);
+    promise_base* p = take_from_victim(victim, preempted_first_, from, thief.index());
     if (!p) continue;
     const bool started = from == steal_from::continuation;
     if (!thief.may_run(p->place)) {  // an older strand's task of another place: to its mailbox
