@@ -10,14 +10,15 @@ validate_16core.py calibrates them (from bench/results/scaling/'s serial times):
             thief that does not publish its next push, victims drawn among p positions), against slaw-dyn; the peak
             memory beside S1 (the one-worker peak) so that the space bound stays visible;
   adp       slaw-dyn against the better of wf and hf at 16, 32, 64 workers on every modelled kernel,
-            as the runtime is and with ADP's what-ifs (start help-first as before, steal thresholds of 2 INT, INT/4, INT/16),
-            and with a deque that publishes its next 4 pushes at once after answering a thief's request;
+            as the runtime is and with ADP's what-ifs (start help-first as before, steal thresholds of 2 INT,
+            INT/4, INT/16), and without the expose window (the runtime before it, all three policies);
   adp-seeds slaw-dyn, wf and hf on nqueens and spmv, the kernels where dyn misses the better fixed policy, at
             16, 32, 64 workers over victim seeds 1..16: the mean times, and the spawns per worker beside
             ADP's interval (INT spawns), which says whether the heuristic can act at all;
   expose-window  slaw-dyn with a deque that publishes its next N pushes at once after answering a
-            thief's request (N = 2, 4, 8, 16, and every push once asked), also only when 2 different
-            thieves asked, against the better fixed policy of the runtime as it is, at 16, 32, 64 workers;
+            thief's request (N = 0: none, 2, 4, 8, 16, and every push once asked), when any thief asked
+            or only when 2 different thieves did (the runtime: N = 4, 2 thieves), against the better
+            fixed policy without a window, at 16, 32, 64 workers;
   slowdown  every generator under wf, hf, dyn and DFDeques at 1, 2, 4, ..., 128 workers: where
             T_P > 1.1 min_{p <= P} T_p, with the counters that say why (steals, failed rounds, parks).
 Writes many_cores_dfd.csv, many_cores_adp.csv, many_cores_adp_seeds.csv, many_cores_expose_window.csv,
@@ -54,8 +55,8 @@ ADP_WHATIFS = [
     ("start hf + threshold 2 INT", ["--what-if", "adp-start-hf", "--steal-threshold", "128"]),
     ("threshold INT/4", ["--steal-threshold", "16"]),
     ("threshold INT/16", ["--steal-threshold", "4"]),
-    ("expose 4 pushes after a request", ["--what-if", "expose-after-request=4"]),
 ]
+NO_WINDOW = ["--what-if", "expose-after-request=0"]
 # The slowdown sweep: every generator at a size that simulates in seconds.
 SWEEP = {
     "fib": "fib:27", "fj": "fj:1024,reps=500", "fj-rec": "fj-rec:1024,reps=500", "spawncost": "spawncost:1024,reps=500",
@@ -127,8 +128,10 @@ def part_adp(build, out, jobs):
         spec = calibrated(build, bench)
         for pol in ("wf", "hf"):
             tasks.append((bench, pol, "runtime", spec, ["--policy", pol]))
+            tasks.append((bench, pol, "no expose window", spec, ["--policy", pol] + NO_WINDOW))
         for name, extra in ADP_WHATIFS:
             tasks.append((bench, "dyn", name, spec, ["--policy", "dyn"] + extra))
+        tasks.append((bench, "dyn", "no expose window", spec, ["--policy", "dyn"] + NO_WINDOW))
 
     def one(t):
         bench, pol, name, spec, args = t
@@ -143,20 +146,22 @@ def part_adp(build, out, jobs):
                              "time_s": float(r["time_s"]), "spawns_hf": int(r["spawns_hf"]),
                              "spawns_wf": int(r["spawns_wf"]), "policy_switches": int(r["policy_switches"])})
     write(out, "many_cores_adp.csv", rows)
-    print("\n### ADP: T(dyn) / min(T(wf), T(hf)) at 16 / 32 / 64 workers\n")
-    print("| kernel | better fixed at 16 | " + " | ".join(n for n, _ in ADP_WHATIFS) + " |")
-    print("|---|---|" + "---|" * len(ADP_WHATIFS))
+    columns = [n for n, _ in ADP_WHATIFS] + ["no expose window"]
+    print("\n### ADP: T(dyn) / min(T(wf), T(hf)) at 16 / 32 / 64 workers (without the expose window: all three")
+    print("### policies without it)\n")
+    print("| kernel | better fixed at 16 | " + " | ".join(columns) + " |")
+    print("|---|---|" + "---|" * len(columns))
     for bench in v16.KERNELS:
-        best = {}
-        for p in (16, 32, 64):
-            t = {r["policy"]: r["time_s"] for r in rows if r["bench"] == bench and r["workers"] == p and r["what_if"] == "runtime"
+        def best_fixed(what, p):
+            t = {r["policy"]: r["time_s"] for r in rows if r["bench"] == bench and r["workers"] == p and r["what_if"] == what
                  and r["policy"] in ("wf", "hf")}
-            best[p] = (min(t.values()), min(t, key=t.get))
+            return min(t.values()), min(t, key=t.get)
         cells = []
-        for name, _ in ADP_WHATIFS:
+        for name in columns:
+            base = "no expose window" if name == "no expose window" else "runtime"
             d = {r["workers"]: r["time_s"] for r in rows if r["bench"] == bench and r["policy"] == "dyn" and r["what_if"] == name}
-            cells.append(" / ".join(f"{d[p] / best[p][0]:.3f}" for p in (16, 32, 64)))
-        print(f"| {bench} | {best[16][1]} | " + " | ".join(cells) + " |")
+            cells.append(" / ".join(f"{d[p] / best_fixed(base, p)[0]:.3f}" for p in (16, 32, 64)))
+        print(f"| {bench} | {best_fixed('runtime', 16)[1]} | " + " | ".join(cells) + " |")
 
 
 SEEDS = range(1, 17)
@@ -192,31 +197,33 @@ def part_adp_seeds(build, out, jobs):
 
 
 WINDOWS = [(0, 1), (2, 1), (4, 1), (8, 1), (16, 1), (1 << 30, 1), (4, 2), (16, 2), (1 << 30, 2)]  # (N, min thieves)
+RUNTIME_WINDOW = (4, 2)  # policy::expose_window, policy::expose_min_thieves
 
 
 def part_expose_window(build, out, jobs):
     kernels = ("fj", "spawncost", "skynet", "sor", "spmv", "nqueens")
-    tasks = [(bench, spec, "fixed", pol, None) for bench in kernels for spec in [calibrated(build, bench)] for pol in ("wf", "hf")]
+    tasks = [(bench, spec, "fixed", pol, (0, 1)) for bench in kernels for spec in [calibrated(build, bench)] for pol in ("wf", "hf")]
     tasks += [(bench, spec, "dyn", "dyn", w) for bench in kernels for spec in [calibrated(build, bench)] for w in WINDOWS]
 
     def one(t):
         bench, spec, kind, pol, w = t
-        extra = ["--what-if", f"expose-after-request={w[0]},expose-min-thieves={w[1]}"] if w and w[0] else []
+        extra = ["--what-if", f"expose-after-request={w[0]},expose-min-thieves={w[1]}"]
         return t, run(build, spec, ["--policy", pol, "--workers", "16,32,64"] + extra)
 
     rows = []
     with ThreadPoolExecutor(jobs) as ex:
         for (bench, spec, kind, pol, w), res in ex.map(one, tasks):
             for r in res:
-                rows.append({"bench": bench, "policy": pol, "window": w[0] if w else 0, "min_thieves": w[1] if w else 1,
+                rows.append({"bench": bench, "policy": pol, "window": w[0], "min_thieves": w[1],
                              "workers": int(r["workers"]), "time_s": float(r["time_s"])})
     write(out, "many_cores_expose_window.csv", rows)
     def name(w):
         n, m = w
-        label = "today" if n == 0 else "every push" if n == 1 << 30 else f"N = {n}"
-        return label if m == 1 or n == 0 else f"{label}, {m} thieves"
+        label = "none" if n == 0 else "every push" if n == 1 << 30 else f"N = {n}"
+        label = label if m == 1 or n == 0 else f"{label}, {m} thieves"
+        return label + " (the runtime)" if w == RUNTIME_WINDOW else label
     print("\n### dyn with the next N pushes published after a request (and only when M different thieves asked):")
-    print("### T / min(T(wf), T(hf) today) at 16 / 32 / 64 workers\n")
+    print("### T / min(T(wf), T(hf) without a window) at 16 / 32 / 64 workers\n")
     print("| kernel | " + " | ".join(name(w) for w in WINDOWS) + " |")
     print("|---|" + "---|" * len(WINDOWS))
     for bench in kernels:

@@ -47,12 +47,16 @@ KERNELS = {
     "nqueens": ("nqueens:12,cutoff=3", {"check": 0.7157}, [1, 2, 4, 8, 16]),
     "matmul": ("matmul:2048", {"leaf": 55600.0}, [1, 2, 4, 8, 16]),
 }
-VARIANTS = [("slaw-wf", ["--policy", "wf"]), ("slaw-hf", ["--policy", "hf"]),
+# The simulation models the runtime that was measured. That run predates the expose window
+# (include/slaw/policy/split.hpp) under every variant.
+VARIANTS = [("slaw-wf", ["--policy", "wf", "--what-if", "expose-after-request=0"]),
+            ("slaw-hf", ["--policy", "hf", "--what-if", "expose-after-request=0"]),
             # The measured runtime's ADP started each worker help-first (include/slaw/policy/adp.hpp).
-            ("slaw-dyn", ["--policy", "dyn", "--what-if", "adp-start-hf"]),
-            # The measured run predates DFDeques' victims among the deques present and its publishing
-            # thief (docs/design/space.md): the simulation models the runtime that was measured.
-            ("slaw-dfd", ["--scheduler", "dfdeques", "--K", "50000", "--what-if", "dfd-no-publish,dfd-pick-positions"])]
+            ("slaw-dyn", ["--policy", "dyn", "--what-if", "adp-start-hf,expose-after-request=0"]),
+            # ... and DFDeques' victims among the deques present and its publishing thief
+            # (docs/design/space.md).
+            ("slaw-dfd", ["--scheduler", "dfdeques", "--K", "50000", "--what-if",
+                          "dfd-no-publish,dfd-pick-positions,expose-after-request=0"])]
 SHORT = {"slaw-wf": "wf", "slaw-hf": "hf", "slaw-dyn": "dyn", "slaw-dfd": "dfd"}
 
 

@@ -41,19 +41,22 @@
 #include "sim/task_pool.hpp"
 #include "slaw/policy/adp.hpp"
 #include "slaw/policy/idle.hpp"
+#include "slaw/policy/split.hpp"
 
 namespace slaw::sim {
 
 enum class scheduler_kind : std::uint8_t { ws, dfdeques };
 
 // Changes to the runtime that the simulator can try before anyone makes them (--what-if; docs/
-// simulation.md, "What-ifs"). All off: the runtime as it is.
+// simulation.md, "What-ifs"). The defaults: the runtime as it is.
 struct what_if {
   bool dfd_no_publish = false;      // a DFDeques thief does not publish its next push after a steal
   bool dfd_pick_positions = false;  // DFDeques draws its victim among p positions (Fig. 5), not min(p, |R|) deques
   bool dfd_free_r = false;        // R without its lock: steals never serialise or fail on it
-  std::uint32_t expose_after_request = 0;  // after answering a thief's request, the next N pushes publish at once
-  std::uint32_t expose_min_thieves = 1;    // ... only when that many different workers asked
+  // The expose window (policy::expose_window): after answering a request of at least M different
+  // thieves, the next N pushes publish at once. N = 0: no window (the runtime before it).
+  std::uint32_t expose_after_request = policy::expose_window;
+  std::uint32_t expose_min_thieves = policy::expose_min_thieves;
   friend bool operator==(const what_if&, const what_if&) = default;
 };
 

@@ -98,9 +98,9 @@ std::string usage() {
       "                         its next push), dfd-pick-positions (victims among p positions, as Fig. 5:\n"
       "                         these two are DFDeques before today's), dfd-free-r (no lock on R),\n"
       "                         adp-start-hf (ADP starts help-first, as SLAW and slaw before),\n"
-      "                         expose-after-request=N (after answering a thief's request, a deque\n"
-      "                         publishes each of its next N pushes at once), expose-min-thieves=M\n"
-      "                         (that window only when M different workers asked; default 1)\n"
+      "                         expose-after-request=N (the expose window: after answering a request\n"
+      "                         of M different thieves, a deque publishes each of its next N pushes at\n"
+      "                         once; default 4, 0 for none), expose-min-thieves=M (1 to 31; default 2)\n"
       "  --fresh-first          thieves try a victim's fresh deque before its preempted one\n"
       "  --checks               verify the runtime's invariants on every operation (slower)\n"
       "  --csv FILE             the results as Cilkscale's CSV (tag, work, span, parallelism, burdened\n"
@@ -173,10 +173,10 @@ options parse_options(int argc, char** argv) {
         else if (w == "adp-start-hf") o.adp.start = policy::spawn_policy::hf;  // as SLAW (and slaw before)
         else if (w.rfind("expose-after-request=", 0) == 0)
           o.what.expose_after_request =
-              static_cast<std::uint32_t>(bounded("--what-if expose-after-request", w.substr(21), 1, 1u << 30));
+              static_cast<std::uint32_t>(bounded("--what-if expose-after-request", w.substr(21), 0, 1u << 30));
         else if (w.rfind("expose-min-thieves=", 0) == 0)
           o.what.expose_min_thieves =
-              static_cast<std::uint32_t>(bounded("--what-if expose-min-thieves", w.substr(19), 1, 64));
+              static_cast<std::uint32_t>(bounded("--what-if expose-min-thieves", w.substr(19), 1, 31));
         else
           throw usage_error("--what-if: '" + w + "' is not a change; accepted: dfd-no-publish, dfd-pick-positions, "
                             "dfd-free-r, adp-start-hf, expose-after-request=N, expose-min-thieves=M");

@@ -106,7 +106,7 @@ class dfd_scheduler final : public sim_scheduler {
     if (got & start_tag)  // a frame made at a give-up, paid by its starter
       e_.note_quota_used(thief, thief.quota.charge(e_.t(entry_task(got)).start_charge, thief.live));
     ++thief.c.steals_preempted;
-    if (owner && !what.dfd_no_publish) thief.pre.request_split(thief.index);  // publish_next_push, as dfdeques::steal does
+    if (owner && !what.dfd_no_publish) thief.pre.request_split();  // publish_next_push, as dfdeques::steal does
     if (owner) e_.penalize(*owner);
     e_.trace(thief.index, 2000 + (ownerless ? 1 : 0), entry_task(got));
     r.task = entry_task(got);

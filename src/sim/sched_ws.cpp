@@ -46,7 +46,7 @@ class ws_scheduler final : public sim_scheduler {
         r.task = e_.yield_continuation(v, thief.index);
         if (r.task != none) {
           ++thief.c.steals_preempted;
-          thief.pre.request_split(thief.index);  // publish_next_push
+          thief.pre.request_split();  // publish_next_push: not a thief's request
         }
       } else {
         r.task = e_.yield_fresh(v, thief.index);

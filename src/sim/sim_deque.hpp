@@ -31,22 +31,24 @@ class sim_deque {
     slots_[head_ & mask()] = e;
     ++head_;
     if (want_split_) {
-      const bool window = std::popcount(requesters_) >= static_cast<int>(min_requesters_);
-      expose();
-      expose_window_left_ = window ? expose_after_request_ : 0;
+      if (expose_window_left_ > 0) {  // the expose window: publish every entry at once
+        if (--expose_window_left_ == 0) clear_requests();
+        split_ = head_;
+        return false;
+      }
+      const bool window = std::popcount(requesters_ & thief_bits) >= static_cast<int>(min_requesters_);
+      split_ = policy::exposed_split(split_, head_);
+      if (window && expose_after_request_ > 0) expose_window_left_ = expose_after_request_;
+      else clear_requests();
       return true;
-    }
-    if (expose_window_left_ > 0) [[unlikely]] {  // what-if expose-after-request: publish every entry at once
-      --expose_window_left_;
-      split_ = head_;
     }
     return false;
   }
-  // What-if (--what-if expose-after-request=N): after answering a request, the next N pushes publish
-  // their entry at once, as if every push of a worker that thieves asked recently were a release CAS.
-  // ... and only when at least `m` different workers asked since the last answer (--what-if
-  // expose-min-thieves=M; a worker's index modulo 64 tells it apart).
-  void set_expose_after_request(std::uint32_t n, std::uint32_t m = 1) noexcept {
+  // The expose window (policy::expose_window, split_deque::answer_at_push): after answering a request of
+  // at least `m` different thieves, the next `n` pushes publish their entry at once; requests meanwhile
+  // are absorbed. What-ifs --what-if expose-after-request=N and expose-min-thieves=M change n and m
+  // (N = 0: no window, the runtime before it).
+  void set_expose_after_request(std::uint32_t n, std::uint32_t m) noexcept {
     expose_after_request_ = n;
     min_requesters_ = m;
   }
@@ -86,12 +88,10 @@ class sim_deque {
   void take_all(std::vector<entry>& out) {
     for (std::uint32_t i = tail_; i != head_; ++i) out.push_back(slots_[i & mask()]);
     split_ = tail_ = tail_cache_ = head_;
-    want_split_ = false;
-    expose_window_left_ = 0;
+    clear_requests();
   }
   void expose() noexcept {
-    want_split_ = false;
-    requesters_ = 0;
+    clear_requests();
     split_ = policy::exposed_split(split_, head_);
   }
   std::uint32_t head() const noexcept { return head_; }
@@ -104,10 +104,16 @@ class sim_deque {
 
   // ---- thieves
   bool looks_empty() const noexcept { return tail_ == split_; }
-  // `who`: the asking worker's index.
+  // `who`: the asking thief's index (modulo 31, as in the runtime).
   void request_split(std::uint32_t who) noexcept {
     want_split_ = true;
-    requesters_ |= std::uint64_t{1} << (who % 64);
+    requesters_ |= std::uint32_t{1} << (who % 31);
+  }
+  // A request from someone who is not a thief (the owner itself after a continuation steal): it never
+  // counts toward the window.
+  void request_split() noexcept {
+    want_split_ = true;
+    requesters_ |= not_a_thief;
   }
   entry steal(std::uint32_t who) {
     if (static_cast<std::int32_t>(split_ - tail_) <= 0) {
@@ -135,8 +141,15 @@ class sim_deque {
   std::vector<entry> slots_;
   std::uint32_t head_ = 0, split_ = 0, tail_ = 0, tail_cache_ = 0;
   bool want_split_ = false;
-  std::uint32_t expose_after_request_ = 0, expose_window_left_ = 0, min_requesters_ = 1;
-  std::uint64_t requesters_ = 0;  // the workers that asked since the last answer, by index modulo 64
+  static constexpr std::uint32_t not_a_thief = std::uint32_t{1} << 31, thief_bits = not_a_thief - 1;
+  void clear_requests() noexcept {
+    want_split_ = false;
+    requesters_ = 0;
+    expose_window_left_ = 0;
+  }
+  std::uint32_t expose_after_request_ = policy::expose_window, expose_window_left_ = 0,
+                min_requesters_ = policy::expose_min_thieves;
+  std::uint32_t requesters_ = 0;  // the thieves that asked since the last answer (index modulo 31), bit 31 others
   std::uint64_t owner_steals_ = 0;
 };
 

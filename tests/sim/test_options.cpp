@@ -83,10 +83,12 @@ TEST(SimOptions, BadOptionsNameTheOptionAndTheAcceptedValues) {
   EXPECT_NE(error_of({"--gen", "fib:10", "--S", "0"}).find("--S '0'"), std::string::npos);
   EXPECT_NE(error_of({"--gen", "fib:10", "--seed"}).find("missing its value"), std::string::npos);
   EXPECT_NE(error_of({"--gen", "fib:10", "--what-if", "eager"}).find("expose-after-request=N"), std::string::npos);
-  EXPECT_NE(error_of({"--gen", "fib:10", "--what-if", "expose-after-request=0"}).find("[1, "), std::string::npos);
-  EXPECT_EQ(parse({"--gen", "fib:10", "--what-if", "expose-after-request=4"}).what.expose_after_request, 4u);
-  EXPECT_EQ(parse({"--gen", "fib:10", "--what-if", "expose-after-request=4,expose-min-thieves=2"}).what.expose_min_thieves, 2u);
-  EXPECT_NE(error_of({"--gen", "fib:10", "--what-if", "expose-min-thieves=65"}).find("[1, 64]"), std::string::npos);
+  EXPECT_EQ(parse({"--gen", "fib:10"}).what.expose_after_request, slaw::policy::expose_window);  // the runtime's
+  EXPECT_EQ(parse({"--gen", "fib:10"}).what.expose_min_thieves, slaw::policy::expose_min_thieves);
+  EXPECT_EQ(parse({"--gen", "fib:10", "--what-if", "expose-after-request=0"}).what.expose_after_request, 0u);
+  EXPECT_NE(error_of({"--gen", "fib:10", "--what-if", "expose-after-request=-1"}).find("[0, "), std::string::npos);
+  EXPECT_EQ(parse({"--gen", "fib:10", "--what-if", "expose-after-request=8,expose-min-thieves=3"}).what.expose_min_thieves, 3u);
+  EXPECT_NE(error_of({"--gen", "fib:10", "--what-if", "expose-min-thieves=32"}).find("[1, 31]"), std::string::npos);
   EXPECT_NE(error_of({"--frobnicate"}).find("unknown option '--frobnicate'"), std::string::npos);
   EXPECT_NE(error_of({"--workers", "4"}).find("--gen or --dag is required"), std::string::npos);
   EXPECT_NE(error_of({"--gen", "fib:10", "--dag", "fib.dag"}).find("give one of the two, not both"), std::string::npos);

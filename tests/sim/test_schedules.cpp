@@ -92,51 +92,53 @@ TEST(SimSchedules, DynOnOneWorkerStaysWorkFirst) {
   EXPECT_EQ(r.total.policy_switches, 1u);
 }
 
-// The what-if expose-after-request=N: the push that answers a request exposes as today, and each of the
-// next N pushes publishes its entry at once; then pushes stay private again until the next request.
-// With expose-min-thieves=M, the window opens only when M different workers asked.
-TEST(SimSchedules, ExposeAfterRequestPublishesTheNextNPushes) {
-  slaw::sim::sim_deque d;
-  d.set_expose_after_request(2);
+// The expose window, as split_deque's (policy::expose_window, expose_min_thieves): the push that answers
+// a request of two different thieves exposes half and opens the window, whose pushes publish their
+// entry at once, requests meanwhile absorbed; then pushes stay private. One thief asking twice, or the
+// owner's own request, opens none; nor does anything with the what-if expose-after-request=0.
+TEST(SimSchedules, TheExposeWindowOpensOnRequestsOfTwoThieves) {
+  using slaw::sim::no_entry;
+  slaw::sim::sim_deque d;  // the defaults: the runtime's
   d.push(1);
   EXPECT_TRUE(d.looks_empty());  // private until asked
-  EXPECT_EQ(d.steal(7), slaw::sim::no_entry);  // worker 7 asks
-  EXPECT_TRUE(d.push(2));        // answers the request
-  EXPECT_FALSE(d.looks_empty());
-  EXPECT_EQ(d.steal(7), 1u);     // the older half
-  EXPECT_EQ(d.steal(7), slaw::sim::no_entry);  // entry 2 stayed private: asks again
-  EXPECT_TRUE(d.push(3));        // answers it; the window restarts
-  EXPECT_EQ(d.steal(7), 2u);
-  EXPECT_FALSE(d.push(4));       // in the window: published, no request answered
-  EXPECT_EQ(d.steal(7), 3u);
-  EXPECT_EQ(d.steal(7), 4u);
-  EXPECT_FALSE(d.push(5));       // the window's second push
-  EXPECT_EQ(d.steal(7), 5u);
-  d.push(6);                     // the window is over: private
+  EXPECT_EQ(d.steal(7), no_entry);
+  EXPECT_EQ(d.steal(7), no_entry);  // the same thief twice
+  d.request_split();                // the owner's own request: not a thief's
+  EXPECT_TRUE(d.push(2));           // answers: the older half of {1, 2}
+  EXPECT_FALSE(d.split_requested());
+  EXPECT_EQ(d.steal(7), 1u);
+  d.push(3);  // no window: {2, 3} private
   EXPECT_TRUE(d.looks_empty());
-  // With expose-min-thieves=2 the window opens only when two different workers asked.
+  EXPECT_EQ(d.steal(7), no_entry);
+  EXPECT_EQ(d.steal(8), no_entry);  // a second thief
+  EXPECT_TRUE(d.push(4));           // answers both: {2, 3} shared, {4} private, and opens the window
+  EXPECT_TRUE(d.split_requested());
+  EXPECT_EQ(d.steal(7), 2u);
+  for (slaw::sim::entry e = 5; e < 5 + slaw::policy::expose_window; ++e) {
+    if (e > 5) d.request_split(9);  // absorbed by the window
+    EXPECT_FALSE(d.push(e));        // in the window: everything published, no request answered
+    EXPECT_TRUE(d.private_empty());
+  }
+  EXPECT_FALSE(d.split_requested());
+  d.push(9);  // after the window: private
+  for (slaw::sim::entry e = 3; e <= 8; ++e) EXPECT_EQ(d.steal(7), e);
+  EXPECT_EQ(d.steal(7), no_entry);
+  // No window with expose-after-request=0.
   slaw::sim::sim_deque e;
-  e.set_expose_after_request(2, 2);
+  e.set_expose_after_request(0, 2);
   e.push(1);
-  EXPECT_EQ(e.steal(3), slaw::sim::no_entry);
-  EXPECT_EQ(e.steal(3), slaw::sim::no_entry);  // the same worker twice
+  EXPECT_EQ(e.steal(3), no_entry);
+  EXPECT_EQ(e.steal(4), no_entry);
   EXPECT_TRUE(e.push(2));
+  EXPECT_FALSE(e.split_requested());
   EXPECT_EQ(e.steal(3), 1u);
-  e.push(3);                     // no window: private
+  e.push(3);
   EXPECT_TRUE(e.looks_empty());
-  EXPECT_EQ(e.steal(3), slaw::sim::no_entry);
-  EXPECT_EQ(e.steal(4), slaw::sim::no_entry);  // a second worker
-  EXPECT_TRUE(e.push(4));        // answers both, and opens the window
-  EXPECT_EQ(e.steal(3), 2u);
-  e.push(5);                     // in the window: published
-  EXPECT_EQ(e.steal(4), 3u);
-  EXPECT_EQ(e.steal(4), 4u);
-  EXPECT_EQ(e.steal(4), 5u);
   // Every schedule keeps the runtime's invariants with the window on.
   for (const char* g : shapes)
     for (mode m : {mode::wf, mode::hf, mode::dyn}) {
       run_config c = ws(16, m);
-      c.what.expose_after_request = 4;
+      c.what.expose_after_request = m == mode::hf ? 0 : 16;
       c.what.expose_min_thieves = m == mode::wf ? 2 : 1;
       run_result r = sim(g, c);
       ASSERT_TRUE(r.violations.empty()) << g << "\n" << violations(r);
