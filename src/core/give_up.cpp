@@ -72,10 +72,14 @@ std::coroutine_handle<> worker::yield_at_spawn(promise_base* parent, promise_bas
   if (tl_) trace_give_up(give_up_at::spawn);
   child->kind = task_kind::queued;
   child->join->add_unit();
+  // Counted before anything is published (not by push_fresh, which counts after its push): this worker
+  // stops here, and thieves that take the parent and the child may end the run before it runs another
+  // instruction, while stats() read after run() must see the spawn.
+  c_.spawns_hf.bump();
   sync_mirrors();
   detach_bottom();
   push_back(reinterpret_cast<split_deque::entry>(parent) | parent_tag);
-  push_fresh(child);
+  queue_fresh(reinterpret_cast<split_deque::entry>(child));
   return std::noop_coroutine();
 }
 
