@@ -8,7 +8,8 @@ namespace slaw::detail {
 
 // Takes the oldest entry of victim `v`'s preempted deque or of its fresh deque, in the order
 // `preempted_first` says; an empty-looking preempted deque is asked to expose part of its private
-// region (`thief`, the taking worker's index, is recorded with the request). Returns the task (detached and counted, see worker::yield_continuation) and where it came
+// region (`thief`, the taking worker's index, is recorded with the request: split_deque's expose
+// window). Returns the task (detached and counted, see worker::yield_continuation) and where it came
 // from, or null. Counts nothing on the thief's side: the caller decides whether this is a steal.
 inline promise_base* take_from_victim(worker& v, bool preempted_first, steal_from& from, unsigned thief) noexcept {
   for (int d = 0; d < 2; ++d) {

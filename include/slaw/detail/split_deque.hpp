@@ -37,10 +37,10 @@
 //
 // Memory ordering: the owner writes slots with relaxed stores and publishes them by the release CAS
 // in `publish_to` (expose, the expose window, expose_all); thieves load `ts` with acquire before reading
-// a slot. Growth publishes the new array
-// with a release store before any later expose; a thief that sees a split covering index i therefore
-// also sees an array holding index i. Old arrays are retired, not freed, until the deque dies (a thief
-// may still read from one; the value at any index it can win is identical in every array).
+// a slot. Growth publishes the new array with a release store before any later expose; a thief that
+// sees a split covering index i therefore also sees an array holding index i. Old arrays are retired,
+// not freed, until the deque dies (a thief may still read from one; the value at any index it can win
+// is identical in every array).
 // `want_split` is a hint and carries no data: relaxed loads, thieves' relaxed fetch_or, the owner's
 // relaxed store of 0. A request that store overwrites is repeated by its thief at its next failed
 // attempt; the window only changes when entries are published, never whether a published one is safe.
