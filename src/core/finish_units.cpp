@@ -100,7 +100,7 @@ std::coroutine_handle<> worker::complete_other(promise_base* p) noexcept {
   if ((old & finish_node::count_mask) == 2) {
     // The common case, resume_waiter's without its noop test (5 instructions of a help-first node).
     if (!waiting_for_ && waiter->place == current_place()) [[likely]] return waiter->self();
-  } else if (promise_base* c = take_joinable(f)) {
+  } else if (promise_base* c = take_next_joinable(f)) {
     return c->self();
   }
   return joined_end_slow(f, waiter, old);

@@ -164,6 +164,12 @@ void worker::run_strand(promise_base* p) noexcept {
 
 void worker::on_exposed() noexcept { rt_->park.wake_if_nobody_searches(); }
 
+void worker::answer_at_join() noexcept {
+  fresh_.expose();
+  if (pre_.split_requested()) pre_.expose();
+  on_exposed();
+}
+
 promise_base* worker::take_own(const finish_node* waiting_for) noexcept {
   // Between tasks is when a worker that does not push (it runs queued children) answers thieves.
   bool exposed = false;

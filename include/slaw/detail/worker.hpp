@@ -288,6 +288,9 @@ class SLAW_EXPORT worker {
   void publish_next_push() noexcept { pre_.request_split(); }
   // Work was exposed or handed over: wake a sleeping worker if no one is searching.
   void on_exposed() noexcept;
+  // take_next_joinable's answer to a thief's request: exposes part of both deques' private regions, as
+  // take_own does between tasks, and wakes a sleeper for it.
+  [[gnu::noinline]] void answer_at_join() noexcept;
   std::uint64_t next_random() noexcept {
     rng_ ^= rng_ << 13;
     rng_ ^= rng_ >> 7;
@@ -450,6 +453,15 @@ class SLAW_EXPORT worker {
     c_.local_takes.bump();
     c_.tasks_run.bump();
     return c;
+  }
+  // The join after a joined child ended: a point between tasks, where a worker that pushes nothing
+  // answers thieves (take_own does the same). A frame joining the children of a flat help-first loop
+  // would otherwise run every one of them itself once its pushes, which answer at the push, are over.
+  // The first join at end_finish (join_at_end) needs no answer: the frame's pushes, or its called
+  // children's, came just before it.
+  [[gnu::always_inline]] promise_base* take_next_joinable(const finish_node* f) noexcept {
+    if (fresh_.split_requested()) [[unlikely]] answer_at_join();
+    return take_joinable(f);
   }
   // Runs `p` as a new strand on this thread.
   void run_strand(promise_base* p) noexcept;
