@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # The prepared 16-core run: slaw-wf/hf/dyn/dfd, oneTBB and OpenMP against the serial elision at 1, 2, 4,
-# 8 and 16 workers on the coarse kernels and on fj, spawncost and pdfs, in about 6 minutes of a lent
+# 8 and 16 workers on the coarse kernels and on fj, spawncost and pdfs, in about 8 minutes of a lent
 # 16-core machine (bench/results/scaling/README.md).
 #
 #   bench/scripts/scaling_16core.sh prepare [CARRY]    here: builds slaw-bench as `make bench` does and puts
 #                                                      it, its shared libraries, this script and its plan
 #                                                      into CARRY (default .devcarry, git-ignored locally)
 #   CARRY/scaling_16core.sh run OUT [DEADLINE_S]       there (the device's `run`, carry: [CARRY]): runs the
-#                                                      plan, at most DEADLINE_S seconds (default 420), and
+#                                                      plan, at most DEADLINE_S seconds (default 480), and
 #                                                      writes OUT/scaling16.json (every configuration's
 #                                                      slaw-bench record), OUT/log.txt and sysinfo.sh's
 #                                                      three files
-#   bench/scripts/scaling_16core.sh table DIR          here: the returned files (DIR) into Ts/Tp tables
-#                                                      per worker count (markdown, on stdout)
+#   bench/scripts/scaling_16core.sh table DIR          here: every slaw-bench --json in DIR (the run's
+#                                                      scaling16.json and any runs that filled its gaps;
+#                                                      a configuration in several: the median of their
+#                                                      medians) into Ts/Tp tables per worker count
+#                                                      (markdown, on stdout)
 #   CARRY/scaling_16core.sh check OUT                  here, after prepare: the whole plan at --size test,
 #                                                      1 repetition, 1 and 2 workers (seconds), then table
 #
@@ -26,24 +29,28 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 usage() { sed -n '2,20s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 
-# kernel reps cap_s args   (every line at 1,2,4,8,16 workers, variants serial,slaw-wf,slaw-hf,slaw-dyn,slaw-dfd,tbb,omp;
-# sizes chosen so that the serial run takes 0.1-0.6 s on the last 16-core machine lent, about twice as
-# slow per core as the 2-core build machine)
+# kernel reps cap_s variants args   (every line at 1,2,4,8,16 workers; `all` is serial,slaw-wf,slaw-hf,
+# slaw-dyn,slaw-dfd,tbb,omp). Sizes: the serial run takes 0.3-0.6 s on the 16-core Xeon lent last
+# (bench/results/scaling/16core_9528231); the caps (480 s in all) are that machine's time for
+# the line plus a fifth.
+# Each configuration runs in a fresh process that builds its input (0.3-0.7 s on the big kernels), which
+# is most of a line's time at 8-16 workers. fj and spawncost leave OpenMP out: its tasks take 7-10 s a
+# repetition there at 4-16 workers (0.2-0.5 s at one).
 plan() {
   cat <<'EOF'
-matmul    3 45 --arg n=1024
-lu        3 40 --arg n=1536
-sort      3 45 --arg n=4000000
-barneshut 3 40
-sor       3 40
-spmv      3 40
-nqueens   3 45 --arg n=12
-densemm   3 35
-uts       3 35
-fft       3 40
-fj        3 20
-spawncost 3 20
-pdfs      3 20
+matmul    3 40 all --arg n=1024
+lu        3 30 all --arg n=1024
+sort      3 30 all --arg n=4000000
+barneshut 3 55 all
+sor       3 60 all
+spmv      3 60 all
+nqueens   3 25 all --arg n=12
+densemm   3 40 all
+uts       3 40 all
+fft       3 30 all --arg n=1048576
+fj        3 35 serial,slaw-wf,slaw-hf,slaw-dyn,slaw-dfd,tbb
+spawncost 3 20 serial,slaw-wf,slaw-hf,slaw-dyn,slaw-dfd,tbb
+pdfs      3 15 all
 EOF
 }
 
@@ -70,11 +77,11 @@ case "${1:-}" in
     case "$(realpath "$carry")/" in
       "$root"/*) rel=${carry#./}; grep -qxF "/$rel/" "$root/.git/info/exclude" 2>/dev/null || echo "/$rel/" >>"$root/.git/info/exclude" ;;
     esac
-    echo "prepared $carry ($(du -sh "$carry" | cut -f1)); on the device: cd $carry && ./scaling_16core.sh run \$OUT 420"
+    echo "prepared $carry ($(du -sh "$carry" | cut -f1)); on the device: cd $carry && ./scaling_16core.sh run \$OUT 480"
     ;;
   run | check)
     [[ $# -ge 2 ]] || { usage >&2; exit 2; }
-    out=$2 deadline=${3:-420}
+    out=$2 deadline=${3:-480}
     workers=1,2,4,8,16
     if [[ $1 == check ]]; then workers=1,2 deadline=600; fi
     [[ $deadline =~ ^[0-9]+$ ]] || { echo "scaling_16core.sh: DEADLINE_S '$deadline' is not a number of seconds" >&2; exit 2; }
@@ -86,7 +93,7 @@ case "${1:-}" in
     start=$(date +%s)
     parts=$(mktemp -d)
     n=0
-    while read -r k reps cap args; do
+    while read -r k reps cap variants args; do
       n=$((n + 1))
       left=$((deadline - ($(date +%s) - start)))
       if ((left < 15)); then
@@ -97,9 +104,10 @@ case "${1:-}" in
       ((t > left)) && t=$left
       echo "PLAN $n $k reps=$reps args=[$args] limit=${t}s at +$(($(date +%s) - start))s" | tee -a "$out/log.txt"
       if [[ $1 == check ]]; then args="--size test" reps=1; fi
+      [[ $variants == all ]] && variants=serial,slaw-wf,slaw-hf,slaw-dyn,slaw-dfd,tbb,omp
       # shellcheck disable=SC2086  # args are words
       timeout --foreground -s TERM -k 10 "$t" ./slaw-bench --bench "$k" $args --workers "$workers" --reps "$reps" \
-        --variant serial,slaw-wf,slaw-hf,slaw-dyn,slaw-dfd,tbb,omp --json "$parts/$n.json" --progress lines 2>&1 |
+        --variant "$variants" --json "$parts/$n.json" --progress lines 2>&1 |
         tee -a "$out/log.txt" || true
     done < <(plan)
     # One file for every record (slaw-bench writes the configurations completed before a timeout).
@@ -119,25 +127,47 @@ EOF
     ;;
   table)
     [[ $# -ge 2 ]] || { usage >&2; exit 2; }
-    [[ -f $2/scaling16.json ]] || { echo "scaling_16core.sh: no $2/scaling16.json" >&2; exit 2; }
-    python3 - "$2/scaling16.json" "$(plan | awk '{ print $1 }' | tr '\n' ' ')" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
+    compgen -G "$2/*.json" >/dev/null || { echo "scaling_16core.sh: no slaw-bench --json file in $2" >&2; exit 2; }
+    python3 - "$2" "$(plan | awk '{ print $1 }' | tr '\n' ' ')" <<'PY'
+import glob, json, statistics, sys
 order = sys.argv[2].split()
-med = {}
-for r in d["runs"]:
-    if r.get("median") is not None and r.get("oracle_ok", True):
-        med[(r["bench"], r["variant"], r["workers"])] = r["median"]
-benches = [b for b in order if any(k[0] == b for k in med)]
+# Ts/Tp is taken within one file (its serial run beside the variant's, the machine's state shared), then
+# the median over the files that measured the configuration; a file without a serial run of the kernel
+# uses the median serial time of the others.
+files, commits = [], set()
+for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
+    d = json.load(open(f))
+    if "commit" in d:
+        commits.add(d["commit"])
+    files.append([r for r in d.get("runs", []) if r.get("median") is not None and r.get("oracle_ok", True)])
+serials = {}
+for runs in files:
+    for r in runs:
+        if r["variant"] == "serial":
+            serials.setdefault(r["bench"], []).append(r["median"])
+ratios = {}
+for runs in files:
+    own = {}
+    for r in runs:
+        if r["variant"] == "serial":
+            own.setdefault(r["bench"], []).append(r["median"])
+    for r in runs:
+        b = r["bench"]
+        ts = statistics.median(own[b]) if b in own else statistics.median(serials[b]) if b in serials else None
+        if ts is not None and r["variant"] != "serial":
+            ratios.setdefault((b, r["variant"], r["workers"]), []).append(ts / r["median"])
+speedup = {k: statistics.median(v) for k, v in ratios.items()}
+d = {"commit": ", ".join(sorted(commits)) or "unknown"}
+benches = [b for b in order if any(k[0] == b for k in speedup)]
 variants = ["slaw-wf", "slaw-hf", "slaw-dyn", "slaw-dfd", "tbb", "omp"]
-print(f"slaw commit {d.get('commit')}: Ts/Tp, the serial median over the variant's median\n")
+print(f"slaw commit {d.get('commit')}: Ts/Tp, the serial median over the variant's median (within a file;\n"
+      "the median over files)\n")
 for w in (1, 2, 4, 8, 16):
     print(f"### {w} worker{'s' if w > 1 else ''}\n")
     print("| kernel | " + " | ".join(variants) + " |")
     print("|---|" + "---|" * len(variants))
     for b in benches:
-        ts = med.get((b, "serial", 1))
-        cells = [f"{ts / med[(b, v, w)]:.2f}" if ts and (b, v, w) in med else "—" for v in variants]
+        cells = [f"{speedup[(b, v, w)]:.2f}" if (b, v, w) in speedup else "—" for v in variants]
         print(f"| {b} | " + " | ".join(cells) + " |")
     print()
 PY
