@@ -1,7 +1,15 @@
 #!/usr/bin/env python3
-"""slaw-sim against the only many-core measurements, bench/results/scaling/ (16-core Xeon VM).
+"""slaw-sim against the many-core measurements of bench/results/scaling/ (16-core Xeon VMs).
 
-  bench/scripts/validate_16core.py BUILD_DIR [--costs FILE] [--csv FILE] [--json FILE] [--jobs N] [--quick]
+  bench/scripts/validate_16core.py BUILD_DIR [--measured PATH] [--costs FILE] [--csv FILE] [--json FILE]
+                                   [--jobs N] [--quick]
+
+--measured: the run to hold the simulator against. Default: bench/results/scaling/scaling.json (slaw
+df94d7a), simulated as the runtime was then (no expose window, ADP starting help-first, DFDeques' old
+victims: the what-ifs below). A directory (a later run, e.g. bench/results/scaling/16core_9528231): every
+slaw-bench --json in it (a configuration measured in several files: the median of their medians),
+simulated as the runtime is today, each kernel at that run's parameters; pass that machine's cost file
+with --costs.
 
 For every kernel that has a simulator workload, at the parameters of that run, this
   1. calibrates the workload's strand costs from that machine's serial time, one factor per kernel:
@@ -22,6 +30,7 @@ The cost file is made by bench/scripts/sim_costs_16core.py (bench/results/simula
 """
 import argparse
 import csv
+import glob
 import json
 import os
 import statistics
@@ -34,22 +43,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 MEASURED = os.path.join(ROOT, "bench", "results", "scaling", "scaling.json")
 DEFAULT_COSTS = os.path.join(ROOT, "bench", "results", "simulation", "costs_16core.txt")
 
-# bench -> (slaw-sim spec at the 16-core run's parameters, {strand key: default ns}, worker counts measured)
+# bench -> (slaw-sim spec at the first 16-core run's parameters, {strand key: default ns})
 KERNELS = {
-    "fib": ("fib:35", {"node": 1.15, "leaf": 1.15}, [1, 2, 4, 8, 16]),
-    "fj": ("fj:1024,reps=5000", {"task": 1.7}, [1, 2, 4]),
-    "spawncost": ("spawncost:1024,reps=2000", {"task": 1.7}, [1, 2, 4, 8, 16]),
-    "skynet": ("skynet:1000000", {"leaf": 1.44, "node": 4.44}, [1, 2, 4, 8, 16]),
-    "pdfs": ("pdfs:1000", {"label": 7.0, "visit": 2.0}, [1, 2, 4, 8, 16]),
-    "uts": ("uts:T1", {"node": 64.0}, [1, 2, 4, 8, 16]),
-    "sor": ("sor:2000,iterations=40,blocks=64", {"cell": 2.72}, [1, 2, 4, 8, 16]),
-    "spmv": ("spmv:30000,iters=1500", {"row": 20.0}, [1, 2, 4, 8, 16]),
-    "nqueens": ("nqueens:12,cutoff=3", {"check": 0.7157}, [1, 2, 4, 8, 16]),
-    "matmul": ("matmul:2048", {"leaf": 55600.0}, [1, 2, 4, 8, 16]),
+    "fib": ("fib:35", {"node": 1.15, "leaf": 1.15}),
+    "fj": ("fj:1024,reps=5000", {"task": 1.7}),
+    "spawncost": ("spawncost:1024,reps=2000", {"task": 1.7}),
+    "skynet": ("skynet:1000000", {"leaf": 1.44, "node": 4.44}),
+    "pdfs": ("pdfs:1000", {"label": 7.0, "visit": 2.0}),
+    "uts": ("uts:T1", {"node": 64.0}),
+    "sor": ("sor:2000,iterations=40,blocks=64", {"cell": 2.72}),
+    "spmv": ("spmv:30000,iters=1500", {"row": 20.0}),
+    "nqueens": ("nqueens:12,cutoff=3", {"check": 0.7157}),
+    "matmul": ("matmul:2048", {"leaf": 55600.0}),
 }
 # The simulation models the runtime that was measured. That run predates the expose window
 # (include/slaw/policy/split.hpp) under every variant.
-VARIANTS = [("slaw-wf", ["--policy", "wf", "--what-if", "expose-after-request=0"]),
+VARIANTS_DF94D7A = [("slaw-wf", ["--policy", "wf", "--what-if", "expose-after-request=0"]),
             ("slaw-hf", ["--policy", "hf", "--what-if", "expose-after-request=0"]),
             # The measured runtime's ADP started each worker help-first (include/slaw/policy/adp.hpp).
             ("slaw-dyn", ["--policy", "dyn", "--what-if", "adp-start-hf,expose-after-request=0"]),
@@ -57,7 +66,38 @@ VARIANTS = [("slaw-wf", ["--policy", "wf", "--what-if", "expose-after-request=0"
             # (docs/design/space.md).
             ("slaw-dfd", ["--scheduler", "dfdeques", "--K", "50000", "--what-if",
                           "dfd-no-publish,dfd-pick-positions,expose-after-request=0"])]
+VARIANTS_TODAY = [("slaw-wf", ["--policy", "wf"]), ("slaw-hf", ["--policy", "hf"]), ("slaw-dyn", ["--policy", "dyn"]),
+                  ("slaw-dfd", ["--scheduler", "dfdeques", "--K", "50000"])]
 SHORT = {"slaw-wf": "wf", "slaw-hf": "hf", "slaw-dyn": "dyn", "slaw-dfd": "dfd"}
+
+
+def spec_at(bench, params):
+    """The slaw-sim workload at a slaw-bench record's parameters."""
+    p = params
+    return {"fib": lambda: f"fib:{p['n']}",
+            "fj": lambda: f"fj:{p['tasks']},reps={p['reps']}",
+            "spawncost": lambda: f"spawncost:{p['k']},reps={p['reps']}",
+            "skynet": lambda: f"skynet:{p['tasks']}",
+            "pdfs": lambda: f"pdfs:{p['side']}",
+            "uts": lambda: f"uts:{p['tree']}",
+            "sor": lambda: f"sor:{p['n']},iterations={p['iterations']},blocks={p['blocks']}",
+            "spmv": lambda: f"spmv:{p['rows']},iters={p['iters']}",
+            "nqueens": lambda: f"nqueens:{p['n']},cutoff={p['cutoff']}",
+            "matmul": lambda: f"matmul:{p['n']}"}[bench]()
+
+
+def load_measured(path):
+    """{(bench, variant, workers): {"median": s, "params": {...}}} from a file or every JSON of a directory."""
+    files = sorted(glob.glob(os.path.join(path, "*.json"))) if os.path.isdir(path) else [path]
+    meds, params = {}, {}
+    for f in files:
+        for r in json.load(open(f)).get("runs", []):
+            if r.get("median") is None or not r.get("oracle_ok", True):
+                continue
+            k = (r["bench"], r["variant"], r["workers"])
+            meds.setdefault(k, []).append(r["median"])
+            params.setdefault(k, r.get("params"))
+    return {k: {"median": statistics.median(v), "params": params[k]} for k, v in meds.items()}
 
 
 def run_sim(build, spec, args):
@@ -79,6 +119,7 @@ def with_keys(spec, keys):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     ap.add_argument("build")
+    ap.add_argument("--measured", default=MEASURED)
     ap.add_argument("--costs", default=DEFAULT_COSTS)
     ap.add_argument("--csv", help="write every configuration, both sides")
     ap.add_argument("--json", help="write the summary (errors, Ts/T16, winners)")
@@ -87,14 +128,17 @@ def main():
     ap.add_argument("--kernels", default=",".join(KERNELS))
     ap.add_argument("--extra", default="", help="more slaw-sim options for every run (a what-if)")
     args = ap.parse_args()
-    data = json.load(open(MEASURED))
-    meas = {(r["bench"], r["variant"], r["workers"]): r for r in data["runs"]}
-    kernels = [k for k in args.kernels.split(",") if k]
+    meas = load_measured(args.measured)
+    today = os.path.isdir(args.measured)
+    variants = VARIANTS_TODAY if today else VARIANTS_DF94D7A
+    kernels = [k for k in args.kernels.split(",") if k and (k, "serial", 1) in meas]
+    # The kernel at the measured run's parameters (a later run), or as the first run had it.
+    spec_of = {k: spec_at(k, meas[(k, "serial", 1)]["params"]) if today else KERNELS[k][0] for k in kernels}
     extra = args.extra.split()
 
     # 1. strand calibration
     def calibrate(bench):
-        spec, keys, _ = KERNELS[bench]
+        keys, spec = KERNELS[bench][1], spec_of[bench]
         w0 = float(run_sim(args.build, spec, ["--policy", "wf", "--workers", "1", "--cost", "call=0", "--cost",
                                               "spawn_wf=0", "--cost", "finish=0"])[0]["work_s"])
         ts = meas[(bench, "serial", 1)]["median"]
@@ -106,10 +150,10 @@ def main():
     # 2. the simulations, largest first
     tasks = []
     for b in kernels:
-        spec, _, ps = KERNELS[b]
+        spec, ps = spec_of[b], [1, 2, 4, 8, 16]
         if args.quick:
-            ps = [min(ps), max(ps)]
-        for v, vargs in VARIANTS:
+            ps = [min(p for p in ps if (b, "slaw-wf", p) in meas), max(p for p in ps if (b, "slaw-wf", p) in meas)]
+        for v, vargs in variants:
             for p in ps:
                 if (b, v, p) not in meas:
                     continue
@@ -128,8 +172,8 @@ def main():
     # 3. the table
     rows = []
     for b in kernels:
-        for v, _ in VARIANTS:
-            for p in KERNELS[b][2]:
+        for v, _ in variants:
+            for p in (1, 2, 4, 8, 16):
                 m = meas.get((b, v, p))
                 s = sims.get((b, v, p))
                 if not m or not s:
@@ -140,13 +184,15 @@ def main():
                              "steals_simulated": max(int(s["dfd_steals"] or 0), int(s["steals_preempted"]) +
                                                      int(s["steals_fresh"])),
                              "spawns_hf_simulated": int(s["spawns_hf"]), "parks_simulated": int(s["parks"])})
-    print(f"slaw-sim against bench/results/scaling/ (16-core Xeon VM, slaw df94d7a); costs {os.path.relpath(args.costs, ROOT)}"
+    print(f"slaw-sim against {os.path.relpath(args.measured, ROOT)}"
+          + (" (today's runtime)" if today else " (16-core Xeon VM, slaw df94d7a)")
+          + f"; costs {os.path.relpath(args.costs, ROOT)}"
           + (f"; extra {args.extra}" if args.extra else ""))
     print()
     print("| kernel | variant | " + " | ".join(f"P={p} measured / simulated (error)" for p in (1, 2, 4, 8, 16)) + " |")
     print("|---|---|" + "---|" * 5)
     for b in kernels:
-        for v, _ in VARIANTS:
+        for v, _ in variants:
             cells = []
             for p in (1, 2, 4, 8, 16):
                 r = next((r for r in rows if r["bench"] == b and r["variant"] == v and r["workers"] == p), None)
@@ -159,9 +205,9 @@ def main():
     summary = {"kernels": {}}
     for b in kernels:
         ts = cal[b][1]
-        top = max(KERNELS[b][2])
-        mt = {v: meas[(b, v, top)]["median"] for v, _ in VARIANTS if (b, v, top) in meas}
-        st = {v: float(sims[(b, v, top)]["time_s"]) for v, _ in VARIANTS}
+        top = max(p for (k, v, p) in sims if k == b)
+        mt = {v: meas[(b, v, top)]["median"] for v, _ in variants if (b, v, top) in sims}
+        st = {v: float(sims[(b, v, top)]["time_s"]) for v in mt}
         errs = {v: 100.0 * (mt[v] / st[v] - 1.0) for v in mt}  # (simulated Ts/T - measured Ts/T) / measured
         wm, ws = min(mt, key=mt.get), min(st, key=st.get)
         worst = max(errs.values(), key=abs)
