@@ -9,8 +9,10 @@
 #   CARRY/scaling_16core.sh run OUT [DEADLINE_S]       there (the device's `run`, carry: [CARRY]): runs the
 #                                                      plan, at most DEADLINE_S seconds (default 480), and
 #                                                      writes OUT/scaling16.json (every configuration's
-#                                                      slaw-bench record), OUT/log.txt and sysinfo.sh's
-#                                                      three files
+#                                                      slaw-bench record), OUT/log.txt, sysinfo.sh's
+#                                                      three files and OUT/calibration.txt (the
+#                                                      simulator's line, wake and spin costs measured
+#                                                      there, in the time the plan left)
 #   bench/scripts/scaling_16core.sh table DIR          here: every slaw-bench --json in DIR (the run's
 #                                                      scaling16.json and any runs that filled its gaps;
 #                                                      a configuration in several: the median of their
@@ -21,7 +23,7 @@
 #
 # The device has no compilers and none of the peers' libraries: everything slaw-bench loads that is not
 # glibc travels with it (libstdc++ and libgcc_s in CARRY/cxx, used where the device's glibc is at least
-# this machine's). The device's `run` returns at most 8 files: the run writes 5. Each plan line has a
+# this machine's). The device's `run` returns at most 8 files: the run writes 6. Each plan line has a
 # cap, and a line that would start after the deadline is skipped and logged, so that a run always comes
 # back with what it measured.
 set -euo pipefail
@@ -60,9 +62,10 @@ case "${1:-}" in
     root=$(cd "$here/../.." && pwd)
     build=$root/build-bench
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++-19 -DSLAW_BUILD_TESTS=OFF >/dev/null
-    cmake --build "$build" --target slaw-bench
+    cmake --build "$build" --target slaw-bench sim_line_transfer sim_wake_latency sim_spin_cost
     mkdir -p "$carry/cxx"
-    cp "$build/bin/slaw-bench" "$here/scaling_16core.sh" "$here/scaling/env.sh" "$here/scaling/sysinfo.sh" "$carry/"
+    cp "$build/bin/slaw-bench" "$build/bin/sim_line_transfer" "$build/bin/sim_wake_latency" "$build/bin/sim_spin_cost" \
+      "$here/scaling_16core.sh" "$here/scaling/env.sh" "$here/scaling/sysinfo.sh" "$carry/"
     # Every shared library but glibc's own; libstdc++/libgcc_s apart (used only where the device's glibc
     # is new enough for them: env.sh).
     ldd "$build/bin/slaw-bench" | awk '/=> \// { print $3 }' | while read -r lib; do
@@ -110,6 +113,18 @@ case "${1:-}" in
         --variant "$variants" --json "$parts/$n.json" --progress lines 2>&1 |
         tee -a "$out/log.txt" || true
     done < <(plan)
+    # The simulator's machine costs (docs/simulation.md, "Costs"), which the 16-core cost model otherwise
+    # scales from the 2-core VM: last, in what time is left, so that they never cost the plan a line.
+    if [[ $1 == run ]]; then
+      for tool in sim_line_transfer sim_wake_latency sim_spin_cost; do
+        left=$((deadline - ($(date +%s) - start)))
+        if ((left < 10)); then
+          echo "CALIBRATION $tool: SKIPPED, no time left" | tee -a "$out/log.txt"
+          continue
+        fi
+        { echo "== $tool"; timeout -k 5 "$left" "./$tool" 2>&1 || echo "($tool stopped: exit $?)"; } | tee -a "$out/calibration.txt"
+      done
+    fi
     # One file for every record (slaw-bench writes the configurations completed before a timeout).
     python3 - "$parts" "$out/scaling16.json" "$(cat commit.txt 2>/dev/null || echo unknown)" <<'EOF'
 import glob, json, sys
