@@ -59,13 +59,13 @@ KERNELS = {
 # The simulation models the runtime that was measured. That run predates the expose window
 # (include/slaw/policy/split.hpp) under every variant.
 VARIANTS_DF94D7A = [("slaw-wf", ["--policy", "wf", "--what-if", "expose-after-request=0"]),
-            ("slaw-hf", ["--policy", "hf", "--what-if", "expose-after-request=0"]),
-            # The measured runtime's ADP started each worker help-first (include/slaw/policy/adp.hpp).
-            ("slaw-dyn", ["--policy", "dyn", "--what-if", "adp-start-hf,expose-after-request=0"]),
-            # ... and DFDeques' victims among the deques present and its publishing thief
-            # (docs/design/space.md).
-            ("slaw-dfd", ["--scheduler", "dfdeques", "--K", "50000", "--what-if",
-                          "dfd-no-publish,dfd-pick-positions,expose-after-request=0"])]
+                  ("slaw-hf", ["--policy", "hf", "--what-if", "expose-after-request=0"]),
+                  # The measured runtime's ADP started each worker help-first (include/slaw/policy/adp.hpp).
+                  ("slaw-dyn", ["--policy", "dyn", "--what-if", "adp-start-hf,expose-after-request=0"]),
+                  # ... and DFDeques' victims among the deques present and its publishing thief
+                  # (docs/design/space.md).
+                  ("slaw-dfd", ["--scheduler", "dfdeques", "--K", "50000", "--what-if",
+                                "dfd-no-publish,dfd-pick-positions,expose-after-request=0"])]
 VARIANTS_TODAY = [("slaw-wf", ["--policy", "wf"]), ("slaw-hf", ["--policy", "hf"]), ("slaw-dyn", ["--policy", "dyn"]),
                   ("slaw-dfd", ["--scheduler", "dfdeques", "--K", "50000"])]
 SHORT = {"slaw-wf": "wf", "slaw-hf": "hf", "slaw-dyn": "dyn", "slaw-dfd": "dfd"}
