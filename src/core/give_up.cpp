@@ -13,8 +13,11 @@ namespace slaw::detail {
 std::coroutine_handle<> worker::give_up(split_deque::entry below, split_deque::entry top, bool for_allotment) noexcept {
   sync_mirrors();
   detach_bottom();
-  if (below != split_deque::none) push_back(below);
-  push_back(top);
+  // Pushed without answering a request: the scheduler counts the give-up when it takes the deque
+  // (under R's lock), and an entry published here could be stolen and end the run before that count
+  // (stats() read after run() then showed one give-up more in quota_giveups than in dfd_giveups).
+  if (below != split_deque::none) push_back_unanswered(below);
+  push_back_unanswered(top);
   // Counted before the hand-over: once the deque is the scheduler's, a thief may finish the run
   // before this worker runs another instruction, and stats() read after run() must see the count.
   // Under a variant that yields by giving up (DFDeques), the allotment may be the reason.

@@ -166,6 +166,24 @@ TEST(SplitDeque, FailedStealMakesNextPushExposeHalf) {
   EXPECT_EQ(d.steal(a_thief), none);
 }
 
+// A give-up's pushes (worker::give_up) publish nothing, a pending request included, also where the
+// push grows the array: the deque is about to be handed over whole, and a published entry could be
+// stolen before the hand-over is counted. The request stays for the next ordinary push.
+TEST(SplitDeque, UnansweredPushLeavesTheRequestPending) {
+  split_deque d(1);  // two slots: the third push goes through push_at_limit (growth)
+  d.push(enc(1));
+  EXPECT_EQ(d.steal(a_thief), none);  // raises the request
+  d.push_unanswered(enc(2));
+  d.push_unanswered(enc(3));
+  EXPECT_TRUE(d.looks_empty()) << "an unanswered push exposed entries";
+  EXPECT_TRUE(d.split_requested());
+  d.push(enc(4));  // an ordinary push answers it
+  EXPECT_FALSE(d.looks_empty());
+  std::vector<entry> stolen = steal_all(d);
+  EXPECT_EQ(stolen, range(1, stolen.size()));
+  EXPECT_EQ(pop_all(d), range(stolen.size() + 1, 4, true));
+}
+
 TEST(SplitDeque, RequestSplitAndExplicitExpose) {
   split_deque d;
   for (std::uint64_t i = 1; i <= 6; ++i) d.push(enc(i));

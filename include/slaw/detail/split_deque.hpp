@@ -106,6 +106,15 @@ class split_deque {
     if (flag_nonzero(want_split_)) [[unlikely]] return answer_at_push();  // one cmp on memory (codegen.hpp)
     return 0;
   }
+  // A push that answers no request: the entry stays private, and so do the others. For an owner about
+  // to hand its whole deque over (a DFDeques give-up, which counts the hand-over under R's lock): an
+  // answer here would let a thief take the entry, and perhaps end the run, before that count is made.
+  unsigned push_unanswered(entry e) noexcept {
+    if (head_ == push_limit_) [[unlikely]] return push_at_limit(e, false);
+    arr_->slot(head_).store(e, std::memory_order_relaxed);
+    ++head_;
+    return 0;
+  }
   // After answering a request of two or more thieves, the next `expose_window` pushes publish their
   // entry at once: `want_split` stays raised, so they take this slow path, and the last one lowers it.
   // Requests that arrive meanwhile are answered by the window's publications. A window push wakes
@@ -330,7 +339,7 @@ class split_deque {
   }
   static constexpr unsigned max_log_capacity = 31;  // 32-bit indices: the size must stay below 2^32
 
-  [[gnu::noinline]] unsigned push_at_limit(entry e) noexcept {
+  [[gnu::noinline]] unsigned push_at_limit(entry e, bool answer = true) noexcept {
     unsigned r = 0;
     if (watching_ && head_ == watch_) {
       ++watch_;
@@ -340,7 +349,7 @@ class split_deque {
     set_push_limit();
     arr_->slot(head_).store(e, std::memory_order_relaxed);
     ++head_;
-    if (want_split_.load(std::memory_order_relaxed)) r |= answer_at_push();
+    if (answer && want_split_.load(std::memory_order_relaxed)) r |= answer_at_push();
     return r;
   }
 

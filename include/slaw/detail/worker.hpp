@@ -402,6 +402,10 @@ class SLAW_EXPORT worker {
   void push_back(split_deque::entry e) noexcept {
     if (pre_.push(e) & split_deque::pushed_watch) disarm();
   }
+  // The same without answering a thief's request (split_deque::push_unanswered): a give-up's pushes.
+  void push_back_unanswered(split_deque::entry e) noexcept {
+    if (pre_.push_unanswered(e) & split_deque::pushed_watch) disarm();
+  }
   // Hands the countdown back to adp_ (the fast path's spawns are counted there from now on).
   void disarm() noexcept {
     if (!armed_) return;
